@@ -1,0 +1,44 @@
+// Passwords and the Erlang cookie of the local stack: generated on first `up`, kept in the git-ignored
+// stack folder (mode 600), never in the repository.
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { SERVICE_NAMES, type ServiceName } from "./services.ts";
+
+export interface StackSecrets {
+  postgresAdmin: string;
+  databases: Record<ServiceName, string>;
+  brokerAdmin: string;
+  broker: Record<ServiceName, string>;
+  erlangCookie: string;
+}
+
+const token = (bytes = 18): string => randomBytes(bytes).toString("base64url");
+
+function generate(): StackSecrets {
+  const perService = () => Object.fromEntries(SERVICE_NAMES.map((s) => [s, token()])) as Record<ServiceName, string>;
+  return {
+    postgresAdmin: token(),
+    databases: perService(),
+    brokerAdmin: token(),
+    broker: perService(),
+    erlangCookie: randomBytes(20).toString("hex").toUpperCase(),
+  };
+}
+
+export function readSecrets(file: string): StackSecrets | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8")) as StackSecrets;
+  } catch {
+    return undefined;
+  }
+}
+
+export function loadOrCreateSecrets(file: string): StackSecrets {
+  const existing = readSecrets(file);
+  if (existing) return existing;
+  const fresh = generate();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600 });
+  return fresh;
+}

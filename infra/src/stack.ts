@@ -1,0 +1,196 @@
+// The local stack as a whole: up (idempotent, returns when healthy), down (stops exactly what it
+// started), status (machine-readable). Exported for tests and the fault lab.
+import fs from "node:fs";
+import { postgresBinDir, ensureInstalled, requirements } from "./debian-packages.ts";
+import { type InfraEnv, readInfraEnv } from "./env.ts";
+import { allPorts, FORBIDDEN_PORTS, type Layout, stackLayout } from "./layout.ts";
+import {
+  adminUrl,
+  postgresHealth,
+  postgresPid,
+  type PostgresDeps,
+  provisionDatabases,
+  serviceUrl,
+  startPostgres,
+  stopPostgres,
+} from "./postgres.ts";
+import {
+  brokerHealth,
+  epmdPid,
+  importTopology,
+  nodePid,
+  type RabbitDeps,
+  startNodes,
+  stopBroker,
+  stopEpmd,
+} from "./rabbitmq.ts";
+import { pingRedis, redisPid, redisUrl, startRedis, stopRedis } from "./redis.ts";
+import { loadOrCreateSecrets, readSecrets, type StackSecrets } from "./secrets.ts";
+import { BROKER_ADMIN, BROKER_VHOST, brokerUser, databaseName, databaseRole, SERVICE_NAMES } from "./services.ts";
+
+export interface Stack {
+  env: InfraEnv;
+  layout: Layout;
+  secrets: StackSecrets;
+  pg: PostgresDeps;
+  rabbit: RabbitDeps;
+}
+
+/** Resolves the stack's layout and secrets (creating the secrets on first use). */
+export function openStack(env: InfraEnv = readInfraEnv(), create = true): Stack {
+  const layout = stackLayout(env);
+  const secrets = create ? loadOrCreateSecrets(layout.secretsFile) : readSecrets(layout.secretsFile);
+  if (!secrets) throw new Error(`no stack at ${layout.stackDir}: run \`pnpm stack up\` first`);
+  const pgBin = postgresBinDir(env.postgresBinDir) ?? "/usr/lib/postgresql/15/bin";
+  return {
+    env,
+    layout,
+    secrets,
+    pg: { layout, secrets, binDir: pgBin, isRoot: env.isRoot },
+    rabbit: { layout, secrets, binDir: env.rabbitmqBinDir },
+  };
+}
+
+function checkPorts(layout: Layout): void {
+  const clash = allPorts(layout).filter((p) => (FORBIDDEN_PORTS as readonly number[]).includes(p));
+  if (clash.length > 0) throw new Error(`the stack would bind reserved standard ports: ${clash.join(", ")}`);
+}
+
+export async function up(log: (m: string) => void = () => {}): Promise<{ seconds: number; status: StackStatus }> {
+  const t0 = Date.now();
+  const env = readInfraEnv();
+  await ensureInstalled(
+    requirements({ postgresBinDir: env.postgresBinDir, rabbitmqBinDir: env.rabbitmqBinDir }),
+    env.isRoot,
+    log,
+  );
+  const s = openStack(env);
+  checkPorts(s.layout);
+  fs.mkdirSync(s.layout.stackDir, { recursive: true });
+  log(`stack folder ${s.layout.stackDir}`);
+  // The broker is the slowest to boot: start it first and bring up the rest meanwhile.
+  const broker = startNodes(s.rabbit).then(() => importTopology(s.rabbit));
+  const postgres = startPostgres(s.pg).then(() => provisionDatabases(s.pg));
+  const redis = startRedis(s.layout);
+  const results = await Promise.allSettled([postgres, redis, broker]);
+  const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${["PostgreSQL", "Redis", "RabbitMQ"][i]}: ${(r.reason as Error).message}`] : []));
+  if (failed.length > 0) throw new Error(`stack up failed:\n  ${failed.join("\n  ")}`);
+  const status = await stackStatus(s);
+  if (!status.healthy) throw new Error(`stack up finished but is not healthy: ${JSON.stringify(status.problems)}`);
+  return { seconds: (Date.now() - t0) / 1000, status };
+}
+
+export async function down(): Promise<void> {
+  const s = openStack(readInfraEnv(), false);
+  await Promise.all([stopBroker(s.rabbit), stopPostgres(s.pg), stopRedis(s.layout)]);
+  await stopEpmd(s.layout);
+}
+
+export interface StackStatus {
+  healthy: boolean;
+  problems: string[];
+  stackDir: string;
+  postgres: {
+    healthy: boolean;
+    url: string;
+    port: number;
+    pid: number | null;
+    databases: Record<string, { name: string; role: string; url: string; healthy: boolean; error?: string }>;
+  };
+  redis: { healthy: boolean; url: string; port: number; pid: number | null };
+  rabbitmq: {
+    healthy: boolean;
+    vhost: string;
+    epmd: { port: number; pid: number | null };
+    nodes: {
+      name: string;
+      running: boolean;
+      pid: number | null;
+      amqpUrl: string;
+      amqpPort: number;
+      managementUrl: string;
+      managementPort: number;
+      prometheusUrl: string;
+      distPort: number;
+    }[];
+    users: Record<string, { username: string; password: string; amqpUrls: string[] }>;
+    queues: { name: string; leader: string | null; members: string[]; online: string[]; messages: number }[];
+    problems: string[];
+  };
+  services: unknown[];
+}
+
+export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): Promise<StackStatus> {
+  const { layout, secrets } = s;
+  const [pgHealth, redisOk, broker] = await Promise.all([
+    postgresPid(layout) ? postgresHealth(s.pg) : undefined,
+    redisPid(layout) ? pingRedis(layout.redis.port) : false,
+    brokerHealth(s.rabbit),
+  ]);
+  const admin = `${encodeURIComponent(BROKER_ADMIN)}:${encodeURIComponent(secrets.brokerAdmin)}`;
+  const vhost = encodeURIComponent(BROKER_VHOST);
+  const nodes = layout.rabbitmq.nodes.map((n) => ({
+    name: n.name,
+    running: broker.runningNodes.includes(n.name),
+    pid: nodePid(n) ?? null,
+    amqpUrl: `amqp://${admin}@127.0.0.1:${n.amqpPort}/${vhost}`,
+    amqpPort: n.amqpPort,
+    managementUrl: `http://${admin}@127.0.0.1:${n.managementPort}`,
+    managementPort: n.managementPort,
+    prometheusUrl: `http://127.0.0.1:${n.prometheusPort}/metrics`,
+    distPort: n.distPort,
+  }));
+  const users = Object.fromEntries(
+    SERVICE_NAMES.map((svc) => {
+      const u = brokerUser(svc);
+      const cred = `${encodeURIComponent(u)}:${encodeURIComponent(secrets.broker[svc])}`;
+      return [
+        svc,
+        {
+          username: u,
+          password: secrets.broker[svc],
+          amqpUrls: layout.rabbitmq.nodes.map((n) => `amqp://${cred}@127.0.0.1:${n.amqpPort}/${vhost}`),
+        },
+      ];
+    }),
+  );
+  const databases = Object.fromEntries(
+    SERVICE_NAMES.map((svc) => [
+      svc,
+      {
+        name: databaseName(svc),
+        role: databaseRole(svc),
+        url: serviceUrl(s.pg, svc),
+        healthy: pgHealth?.databases[svc].healthy ?? false,
+        ...(pgHealth?.databases[svc].error ? { error: pgHealth.databases[svc].error } : {}),
+      },
+    ]),
+  );
+  const problems: string[] = [];
+  if (!pgHealth?.healthy) problems.push("postgres: not every service role can reach its database");
+  if (!redisOk) problems.push("redis: no PONG");
+  problems.push(...broker.problems.map((p) => `rabbitmq: ${p}`));
+  return {
+    healthy: problems.length === 0,
+    problems,
+    stackDir: layout.stackDir,
+    postgres: {
+      healthy: pgHealth?.healthy ?? false,
+      url: adminUrl(s.pg),
+      port: layout.postgres.port,
+      pid: postgresPid(layout) ?? null,
+      databases,
+    },
+    redis: { healthy: redisOk, url: redisUrl(layout), port: layout.redis.port, pid: redisPid(layout) ?? null },
+    rabbitmq: {
+      healthy: broker.healthy,
+      vhost: BROKER_VHOST,
+      epmd: { port: layout.epmd.port, pid: epmdPid(layout) ?? null },
+      nodes,
+      users,
+      queues: broker.queues.map((q) => ({ ...q, leader: q.leader ?? null })),
+      problems: broker.problems,
+    },
+    services: [],
+  };
+}
