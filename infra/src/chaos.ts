@@ -1,7 +1,7 @@
 // Chaos controls on the real processes of the local stack, for the fault tests and for users
 // (`pnpm stack chaos <action>`). Each returns what it did, with timestamps for a fault timeline.
 import { restartPostgres } from "./postgres.ts";
-import { killNode, leaderOf, startNodes, stopBroker, stopNode, ensureQueueMembers } from "./rabbitmq.ts";
+import { ensureQueueMembers, killNode, leaderOf, startNodes, stopBroker, stopNode } from "./rabbitmq.ts";
 import { startRedis, stopRedis } from "./redis.ts";
 import { openStack, type Stack } from "./stack.ts";
 
@@ -13,7 +13,11 @@ export interface ChaosEvent {
   detail?: Record<string, unknown>;
 }
 
-async function timed(action: string, target: string, fn: () => Promise<Record<string, unknown> | undefined>): Promise<ChaosEvent> {
+async function timed(
+  action: string,
+  target: string,
+  fn: () => Promise<Record<string, unknown> | undefined>,
+): Promise<ChaosEvent> {
   const startedAt = new Date().toISOString();
   const detail = await fn();
   return { action, target, startedAt, finishedAt: new Date().toISOString(), ...(detail ? { detail } : {}) };
@@ -22,7 +26,9 @@ async function timed(action: string, target: string, fn: () => Promise<Record<st
 /** "rabbit-2", "rabbit-2@localhost", "2" or "leader:QUEUE" -> a node name. */
 export async function resolveNode(s: Stack, selector: string): Promise<string> {
   if (selector.startsWith("leader:")) return leaderOf(s.rabbit, selector.slice("leader:".length));
-  const n = s.layout.rabbitmq.nodes.find((x) => x.name === selector || x.name.split("@")[0] === selector || String(x.index) === selector);
+  const n = s.layout.rabbitmq.nodes.find(
+    (x) => x.name === selector || x.name.split("@")[0] === selector || String(x.index) === selector,
+  );
   if (!n) throw new Error(`unknown broker node "${selector}" (use rabbit-1..3 or leader:QUEUE)`);
   return n.name;
 }
@@ -50,7 +56,8 @@ export const startBrokerNode = (selector: string, s: Stack = openStack()) =>
     return { node };
   });
 
-export const stopWholeBroker = (s: Stack = openStack()) => timed("stop-broker", "rabbitmq", async () => void (await stopBroker(s.rabbit)));
+export const stopWholeBroker = (s: Stack = openStack()) =>
+  timed("stop-broker", "rabbitmq", async () => void (await stopBroker(s.rabbit)));
 
 export const startWholeBroker = (s: Stack = openStack()) =>
   timed("start-broker", "rabbitmq", async () => {
@@ -59,21 +66,42 @@ export const startWholeBroker = (s: Stack = openStack()) =>
     return undefined;
   });
 
-export const stopRedisServer = (s: Stack = openStack()) => timed("stop-redis", "redis", async () => void (await stopRedis(s.layout)));
-export const startRedisServer = (s: Stack = openStack()) => timed("start-redis", "redis", async () => void (await startRedis(s.layout)));
+export const stopRedisServer = (s: Stack = openStack()) =>
+  timed("stop-redis", "redis", async () => void (await stopRedis(s.layout)));
+export const startRedisServer = (s: Stack = openStack()) =>
+  timed("start-redis", "redis", async () => void (await startRedis(s.layout)));
 export const restartPostgresServer = (s: Stack = openStack()) =>
   timed("restart-postgres", "postgres", async () => void (await restartPostgres(s.pg)));
 
-export const CHAOS_ACTIONS: Record<string, { usage: string; run: (args: string[]) => Promise<ChaosEvent> }> = {
-  "kill-node": { usage: "kill-node <rabbit-N|leader:QUEUE>   kill -9 one broker node", run: ([sel]) => killBrokerNode(req(sel)) },
-  "stop-node": { usage: "stop-node <rabbit-N|leader:QUEUE>   stop one broker node gracefully", run: ([sel]) => stopBrokerNode(req(sel)) },
-  "start-node": { usage: "start-node <rabbit-N>               start a stopped or killed node", run: ([sel]) => startBrokerNode(req(sel)) },
-  "stop-broker": { usage: "stop-broker                          stop all three nodes", run: () => stopWholeBroker() },
-  "start-broker": { usage: "start-broker                         start all three nodes", run: () => startWholeBroker() },
-  "stop-redis": { usage: "stop-redis", run: () => stopRedisServer() },
-  "start-redis": { usage: "start-redis", run: () => startRedisServer() },
-  "restart-postgres": { usage: "restart-postgres                     fast shutdown, then start", run: () => restartPostgresServer() },
-};
+export const CHAOS_ACTIONS: Record<string, { usage: string; run: (args: string[]) => Promise<ChaosEvent> }> =
+  {
+    "kill-node": {
+      usage: "kill-node <rabbit-N|leader:QUEUE>   kill -9 one broker node",
+      run: ([sel]) => killBrokerNode(req(sel)),
+    },
+    "stop-node": {
+      usage: "stop-node <rabbit-N|leader:QUEUE>   stop one broker node gracefully",
+      run: ([sel]) => stopBrokerNode(req(sel)),
+    },
+    "start-node": {
+      usage: "start-node <rabbit-N>               start a stopped or killed node",
+      run: ([sel]) => startBrokerNode(req(sel)),
+    },
+    "stop-broker": {
+      usage: "stop-broker                          stop all three nodes",
+      run: () => stopWholeBroker(),
+    },
+    "start-broker": {
+      usage: "start-broker                         start all three nodes",
+      run: () => startWholeBroker(),
+    },
+    "stop-redis": { usage: "stop-redis", run: () => stopRedisServer() },
+    "start-redis": { usage: "start-redis", run: () => startRedisServer() },
+    "restart-postgres": {
+      usage: "restart-postgres                     fast shutdown, then start",
+      run: () => restartPostgresServer(),
+    },
+  };
 
 function req(v: string | undefined): string {
   if (!v) throw new Error("this chaos action needs a target");

@@ -1,8 +1,8 @@
 // `pnpm stack <up|down|status|logs|chaos>`: the local stack's command line.
 import path from "node:path";
 import { CHAOS_ACTIONS } from "./chaos.ts";
-import { stackLayout } from "./layout.ts";
 import { readInfraEnv } from "./env.ts";
+import { stackLayout } from "./layout.ts";
 import { tailFile } from "./proc.ts";
 import { down, stackStatus, up } from "./stack.ts";
 
@@ -46,7 +46,9 @@ async function main(argv: string[]): Promise<number> {
         postgres: layout.postgres.logFile,
         redis: layout.redis.logFile,
         epmd: layout.epmd.logFile,
-        ...Object.fromEntries(layout.rabbitmq.nodes.map((n) => [n.name.split("@")[0], path.join(n.logDir, `${n.name}.log`)])),
+        ...Object.fromEntries(
+          layout.rabbitmq.nodes.map((n) => [n.name.split("@")[0], path.join(n.logDir, `${n.name}.log`)]),
+        ),
       };
       const chosen = part ? { [part]: files[part] } : files;
       for (const [name, file] of Object.entries(chosen)) {
@@ -74,10 +76,15 @@ async function main(argv: string[]): Promise<number> {
 function printSummary(s: Awaited<ReturnType<typeof stackStatus>>): void {
   const lines = [
     `healthy: ${s.healthy}${s.problems.length ? `  (${s.problems.join("; ")})` : ""}`,
-    `postgres   ${s.postgres.healthy ? "up  " : "DOWN"} 127.0.0.1:${s.postgres.port}  pid ${s.postgres.pid ?? "-"}  databases ${Object.values(s.postgres.databases).map((d) => d.name).join(", ")}`,
+    `postgres   ${s.postgres.healthy ? "up  " : "DOWN"} 127.0.0.1:${s.postgres.port}  pid ${s.postgres.pid ?? "-"}  databases ${Object.values(
+      s.postgres.databases,
+    )
+      .map((d) => d.name)
+      .join(", ")}`,
     `redis      ${s.redis.healthy ? "up  " : "DOWN"} ${s.redis.url}  pid ${s.redis.pid ?? "-"}`,
     ...s.rabbitmq.nodes.map(
-      (n) => `${n.name.padEnd(18)} ${n.running ? "up  " : "DOWN"} amqp :${n.amqpPort}  management :${n.managementPort}  pid ${n.pid ?? "-"}`,
+      (n) =>
+        `${n.name.padEnd(18)} ${n.running ? "up  " : "DOWN"} amqp :${n.amqpPort}  management :${n.managementPort}  pid ${n.pid ?? "-"}`,
     ),
     `queues     ${s.rabbitmq.queues.length} (leaders: ${[...new Set(s.rabbitmq.queues.map((q) => q.leader))].join(", ")})`,
     "full details, credentials included: pnpm --silent stack status --json",

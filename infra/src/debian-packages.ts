@@ -23,7 +23,11 @@ export function postgresBinDir(override?: string): string | undefined {
 export function requirements(opts: { postgresBinDir?: string; rabbitmqBinDir: string }): Requirement[] {
   const onPath = (p: string) => fs.existsSync(p);
   return [
-    { what: "PostgreSQL server (initdb, pg_ctl)", debianPackage: "postgresql", present: () => !!postgresBinDir(opts.postgresBinDir) },
+    {
+      what: "PostgreSQL server (initdb, pg_ctl)",
+      debianPackage: "postgresql",
+      present: () => !!postgresBinDir(opts.postgresBinDir),
+    },
     { what: "Redis server", debianPackage: "redis-server", present: () => onPath("/usr/bin/redis-server") },
     {
       what: "RabbitMQ server",
@@ -33,7 +37,11 @@ export function requirements(opts: { postgresBinDir?: string; rabbitmqBinDir: st
   ];
 }
 
-export async function ensureInstalled(reqs: Requirement[], isRoot: boolean, log: (m: string) => void): Promise<void> {
+export async function ensureInstalled(
+  reqs: Requirement[],
+  isRoot: boolean,
+  log: (m: string) => void,
+): Promise<void> {
   const missing = reqs.filter((r) => !r.present());
   if (missing.length === 0) return;
   const names = missing.map((m) => m.debianPackage);
@@ -52,7 +60,9 @@ export async function ensureInstalled(reqs: Requirement[], isRoot: boolean, log:
     env,
     timeoutMs: 900_000,
   });
-  if (install.code !== 0) throw new Error(`apt-get install ${names.join(" ")} failed: ${install.stderr.slice(-1000)}`);
+  if (install.code !== 0)
+    throw new Error(`apt-get install ${names.join(" ")} failed: ${install.stderr.slice(-1000)}`);
   const still = missing.filter((r) => !r.present());
-  if (still.length > 0) throw new Error(`still missing after apt-get: ${still.map((m) => m.what).join(", ")}`);
+  if (still.length > 0)
+    throw new Error(`still missing after apt-get: ${still.map((m) => m.what).join(", ")}`);
 }

@@ -75,7 +75,11 @@ export function stackLayout(env: Pick<InfraEnv, "stackDir" | "portOffset">): Lay
       pidFile: path.join(redisDir, "redis.pid"),
       logFile: path.join(redisDir, "redis.log"),
     },
-    epmd: { port: 17369 + o, pidFile: path.join(rabbitDir, "epmd.pid"), logFile: path.join(rabbitDir, "epmd.log") },
+    epmd: {
+      port: 17369 + o,
+      pidFile: path.join(rabbitDir, "epmd.pid"),
+      logFile: path.join(rabbitDir, "epmd.log"),
+    },
     rabbitmq: {
       dir: rabbitDir,
       homeDir: path.join(rabbitDir, "home"),

@@ -32,7 +32,9 @@ function pgRun(d: PostgresDeps, program: string, args: string[], timeoutMs = 90_
 }
 
 function chownToPostgres(d: PostgresDeps, target: string): Promise<string> | undefined {
-  return d.isRoot ? runOrThrow(`chown ${target}`, "chown", ["-R", `${OS_USER}:${OS_USER}`, target]) : undefined;
+  return d.isRoot
+    ? runOrThrow(`chown ${target}`, "chown", ["-R", `${OS_USER}:${OS_USER}`, target])
+    : undefined;
 }
 
 export function postgresPid(layout: Layout): number | undefined {
@@ -87,7 +89,8 @@ export async function startPostgres(d: PostgresDeps): Promise<void> {
     "-c shared_buffers=256MB",
   ].join(" ");
   const r = await pgRun(d, "pg_ctl", ["-D", dataDir, "-l", logFile, "-w", "-t", "60", "-o", opts, "start"]);
-  if (r.code !== 0) throw new Error(`PostgreSQL did not start on port ${port}: ${r.stderr || r.stdout}; see ${logFile}`);
+  if (r.code !== 0)
+    throw new Error(`PostgreSQL did not start on port ${port}: ${r.stderr || r.stdout}; see ${logFile}`);
 }
 
 export async function stopPostgres(d: PostgresDeps): Promise<void> {

@@ -26,13 +26,22 @@ export function run(cmd: string, args: string[], opts: RunOptions = {}): Promise
       { env: opts.env ?? process.env, cwd: opts.cwd, timeout: opts.timeoutMs ?? 60_000, maxBuffer: 16 << 20 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) || (err && !stderr ? String(err) : "") });
+        resolve({
+          code,
+          stdout: String(stdout),
+          stderr: String(stderr) || (err && !stderr ? String(err) : ""),
+        });
       },
     );
   });
 }
 
-export async function runOrThrow(what: string, cmd: string, args: string[], opts: RunOptions = {}): Promise<string> {
+export async function runOrThrow(
+  what: string,
+  cmd: string,
+  args: string[],
+  opts: RunOptions = {},
+): Promise<string> {
   const r = await run(cmd, args, opts);
   if (r.code !== 0) {
     throw new Error(`${what} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(-2000)}`);
@@ -140,7 +149,10 @@ export async function stopPid(pid: number | undefined, graceMs = 15_000): Promis
 export function tailFile(file: string, lines: number): string {
   try {
     const text = fs.readFileSync(file, "utf8");
-    return text.split("\n").slice(-lines - 1).join("\n");
+    return text
+      .split("\n")
+      .slice(-lines - 1)
+      .join("\n");
   } catch {
     return "";
   }

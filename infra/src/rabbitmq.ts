@@ -3,11 +3,21 @@
 // three are online, so every quorum queue gets three members, and leaders are then spread over the nodes.
 import fs from "node:fs";
 import path from "node:path";
+import { repoRoot } from "./env.ts";
 import type { BrokerNodeLayout, Layout } from "./layout.ts";
-import { isAlive, readPid, run, runOrThrow, signal, spawnDaemon, stopPid, waitFor, waitForExit } from "./proc.ts";
+import {
+  isAlive,
+  readPid,
+  run,
+  runOrThrow,
+  signal,
+  spawnDaemon,
+  stopPid,
+  waitFor,
+  waitForExit,
+} from "./proc.ts";
 import type { StackSecrets } from "./secrets.ts";
 import { BROKER_ADMIN, BROKER_VHOST, brokerUser, SERVICE_NAMES } from "./services.ts";
-import { repoRoot } from "./env.ts";
 
 export const DEFINITIONS_FILE = path.join(repoRoot, "infra/rabbitmq/definitions.json");
 
@@ -62,7 +72,13 @@ function nodeEnv(d: RabbitDeps, n: BrokerNodeLayout): NodeJS.ProcessEnv {
   };
 }
 
-export function ctl(d: RabbitDeps, tool: "rabbitmqctl" | "rabbitmq-queues", node: string, args: string[], timeoutMs = 60_000) {
+export function ctl(
+  d: RabbitDeps,
+  tool: "rabbitmqctl" | "rabbitmq-queues",
+  node: string,
+  args: string[],
+  timeoutMs = 60_000,
+) {
   return run(path.join(d.binDir, tool), ["-n", node, ...args], {
     env: cliEnv(d),
     cwd: d.layout.rabbitmq.dir,
@@ -124,8 +140,13 @@ export function nodePid(n: BrokerNodeLayout): number | undefined {
 }
 
 export function findNode(layout: Layout, name: string): BrokerNodeLayout {
-  const n = layout.rabbitmq.nodes.find((x) => x.name === name || x.name.split("@")[0] === name || String(x.index) === name);
-  if (!n) throw new Error(`unknown broker node "${name}"; nodes: ${layout.rabbitmq.nodes.map((x) => x.name).join(", ")}`);
+  const n = layout.rabbitmq.nodes.find(
+    (x) => x.name === name || x.name.split("@")[0] === name || String(x.index) === name,
+  );
+  if (!n)
+    throw new Error(
+      `unknown broker node "${name}"; nodes: ${layout.rabbitmq.nodes.map((x) => x.name).join(", ")}`,
+    );
   return n;
 }
 
@@ -248,7 +269,13 @@ export async function listQueues(d: RabbitDeps): Promise<QueueInfo[]> {
 export async function leaderOf(d: RabbitDeps, queue: string): Promise<string> {
   for (const n of d.layout.rabbitmq.nodes) {
     if (!nodePid(n)) continue;
-    const r = await ctl(d, "rabbitmq-queues", n.name, ["quorum_status", queue, "--vhost", BROKER_VHOST, "--formatter", "json"], 20_000);
+    const r = await ctl(
+      d,
+      "rabbitmq-queues",
+      n.name,
+      ["quorum_status", queue, "--vhost", BROKER_VHOST, "--formatter", "json"],
+      20_000,
+    );
     if (r.code !== 0) continue;
     const rows = JSON.parse(r.stdout) as { Node: string; "Raft State": string }[];
     const leader = rows.find((x) => x["Raft State"] === "leader");
@@ -266,11 +293,16 @@ export async function importTopology(d: RabbitDeps): Promise<void> {
   if (!seed) throw new Error("no broker nodes in the layout");
   const have = new Set((await listQueues(d)).map((q) => q.name));
   if (!defs.queues.every((q) => have.has(q.name))) {
-    await runOrThrow("import definitions", path.join(d.binDir, "rabbitmqctl"), ["-n", seed.name, "import_definitions", DEFINITIONS_FILE], {
-      env: cliEnv(d),
-      cwd: d.layout.rabbitmq.dir,
-      timeoutMs: 120_000,
-    });
+    await runOrThrow(
+      "import definitions",
+      path.join(d.binDir, "rabbitmqctl"),
+      ["-n", seed.name, "import_definitions", DEFINITIONS_FILE],
+      {
+        env: cliEnv(d),
+        cwd: d.layout.rabbitmq.dir,
+        timeoutMs: 120_000,
+      },
+    );
     // import_definitions returns before every queue exists.
     await waitFor(
       "every queue of the definitions file",
@@ -295,11 +327,21 @@ export async function ensureQueueMembers(d: RabbitDeps): Promise<void> {
   const nodes = d.layout.rabbitmq.nodes;
   const short = (await listQueues(d)).filter((q) => q.type === "quorum" && q.members.length < nodes.length);
   if (short.length > 0) {
-    for (const n of nodes) await ctl(d, "rabbitmq-queues", n.name, ["grow", n.name, "all", "--vhost-pattern", `^${BROKER_VHOST}$`], 120_000);
+    for (const n of nodes)
+      await ctl(
+        d,
+        "rabbitmq-queues",
+        n.name,
+        ["grow", n.name, "all", "--vhost-pattern", `^${BROKER_VHOST}$`],
+        120_000,
+      );
   }
   await waitFor(
     "every quorum queue with 3 members online",
-    async () => (await listQueues(d)).every((q) => q.type !== "quorum" || (q.members.length === nodes.length && q.online.length === nodes.length)),
+    async () =>
+      (await listQueues(d)).every(
+        (q) => q.type !== "quorum" || (q.members.length === nodes.length && q.online.length === nodes.length),
+      ),
     { timeoutMs: 60_000, intervalMs: 500 },
   );
   const leaders = new Set((await listQueues(d)).map((q) => q.leader));
@@ -332,7 +374,8 @@ export async function brokerHealth(d: RabbitDeps): Promise<BrokerHealth> {
   for (const name of expected) {
     const q = queues.find((x) => x.name === name);
     if (!q) problems.push(`queue ${name} missing`);
-    else if (q.online.length !== want) problems.push(`queue ${name}: ${q.online.length} of ${want} members online`);
+    else if (q.online.length !== want)
+      problems.push(`queue ${name}: ${q.online.length} of ${want} members online`);
   }
   return { healthy: problems.length === 0, runningNodes, queues, problems };
 }

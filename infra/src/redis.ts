@@ -33,13 +33,30 @@ export async function startRedis(layout: Layout): Promise<void> {
   fs.mkdirSync(dir, { recursive: true });
   const pid = spawnDaemon(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no"],
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--dir",
+      dir,
+      "--daemonize",
+      "no",
+    ],
     { logFile },
   );
   fs.writeFileSync(pidFile, `${pid}\n`);
-  await waitFor(`Redis on port ${port} (see ${logFile})`, async () => isAlive(pid) && (await pingRedis(port)), {
-    timeoutMs: 15_000,
-  });
+  await waitFor(
+    `Redis on port ${port} (see ${logFile})`,
+    async () => isAlive(pid) && (await pingRedis(port)),
+    {
+      timeoutMs: 15_000,
+    },
+  );
 }
 
 export async function stopRedis(layout: Layout): Promise<void> {

@@ -16,7 +16,8 @@ export interface StackSecrets {
 const token = (bytes = 18): string => randomBytes(bytes).toString("base64url");
 
 function generate(): StackSecrets {
-  const perService = () => Object.fromEntries(SERVICE_NAMES.map((s) => [s, token()])) as Record<ServiceName, string>;
+  const perService = () =>
+    Object.fromEntries(SERVICE_NAMES.map((s) => [s, token()])) as Record<ServiceName, string>;
   return {
     postgresAdmin: token(),
     databases: perService(),

@@ -1,14 +1,14 @@
 // The local stack as a whole: up (idempotent, returns when healthy), down (stops exactly what it
 // started), status (machine-readable). Exported for tests and the fault lab.
 import fs from "node:fs";
-import { postgresBinDir, ensureInstalled, requirements } from "./debian-packages.ts";
+import { ensureInstalled, postgresBinDir, requirements } from "./debian-packages.ts";
 import { type InfraEnv, readInfraEnv } from "./env.ts";
 import { allPorts, FORBIDDEN_PORTS, type Layout, stackLayout } from "./layout.ts";
 import {
   adminUrl,
+  type PostgresDeps,
   postgresHealth,
   postgresPid,
-  type PostgresDeps,
   provisionDatabases,
   serviceUrl,
   startPostgres,
@@ -26,7 +26,14 @@ import {
 } from "./rabbitmq.ts";
 import { pingRedis, redisPid, redisUrl, startRedis, stopRedis } from "./redis.ts";
 import { loadOrCreateSecrets, readSecrets, type StackSecrets } from "./secrets.ts";
-import { BROKER_ADMIN, BROKER_VHOST, brokerUser, databaseName, databaseRole, SERVICE_NAMES } from "./services.ts";
+import {
+  BROKER_ADMIN,
+  BROKER_VHOST,
+  brokerUser,
+  databaseName,
+  databaseRole,
+  SERVICE_NAMES,
+} from "./services.ts";
 
 export interface Stack {
   env: InfraEnv;
@@ -56,7 +63,9 @@ function checkPorts(layout: Layout): void {
   if (clash.length > 0) throw new Error(`the stack would bind reserved standard ports: ${clash.join(", ")}`);
 }
 
-export async function up(log: (m: string) => void = () => {}): Promise<{ seconds: number; status: StackStatus }> {
+export async function up(
+  log: (m: string) => void = () => {},
+): Promise<{ seconds: number; status: StackStatus }> {
   const t0 = Date.now();
   const env = readInfraEnv();
   await ensureInstalled(
@@ -73,10 +82,15 @@ export async function up(log: (m: string) => void = () => {}): Promise<{ seconds
   const postgres = startPostgres(s.pg).then(() => provisionDatabases(s.pg));
   const redis = startRedis(s.layout);
   const results = await Promise.allSettled([postgres, redis, broker]);
-  const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${["PostgreSQL", "Redis", "RabbitMQ"][i]}: ${(r.reason as Error).message}`] : []));
+  const failed = results.flatMap((r, i) =>
+    r.status === "rejected"
+      ? [`${["PostgreSQL", "Redis", "RabbitMQ"][i]}: ${(r.reason as Error).message}`]
+      : [],
+  );
   if (failed.length > 0) throw new Error(`stack up failed:\n  ${failed.join("\n  ")}`);
   const status = await stackStatus(s);
-  if (!status.healthy) throw new Error(`stack up finished but is not healthy: ${JSON.stringify(status.problems)}`);
+  if (!status.healthy)
+    throw new Error(`stack up finished but is not healthy: ${JSON.stringify(status.problems)}`);
   return { seconds: (Date.now() - t0) / 1000, status };
 }
 
@@ -181,7 +195,12 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
       pid: postgresPid(layout) ?? null,
       databases,
     },
-    redis: { healthy: redisOk, url: redisUrl(layout), port: layout.redis.port, pid: redisPid(layout) ?? null },
+    redis: {
+      healthy: redisOk,
+      url: redisUrl(layout),
+      port: layout.redis.port,
+      pid: redisPid(layout) ?? null,
+    },
     rabbitmq: {
       healthy: broker.healthy,
       vhost: BROKER_VHOST,
