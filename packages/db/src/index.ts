@@ -1,0 +1,1 @@
+export { pgTransaction, type SqlTx } from "./sql-tx.ts";
