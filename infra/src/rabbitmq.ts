@@ -277,9 +277,9 @@ export async function leaderOf(d: RabbitDeps, queue: string): Promise<string> {
       20_000,
     );
     if (r.code !== 0) continue;
-    const rows = JSON.parse(r.stdout) as { Node: string; "Raft State": string }[];
+    const rows = JSON.parse(r.stdout) as { "Node Name": string; "Raft State": string }[];
     const leader = rows.find((x) => x["Raft State"] === "leader");
-    if (leader) return leader.Node;
+    if (leader) return leader["Node Name"];
   }
   throw new Error(`no leader found for queue ${queue}`);
 }

@@ -1,0 +1,10 @@
+// Every integration test runs against the stack that `pnpm stack up` started; fail early and clearly if not.
+import { openStack, type Stack, stackStatus } from "../src/index.ts";
+
+export async function requireHealthyStack(): Promise<Stack> {
+  const s = openStack(undefined, false);
+  const status = await stackStatus(s);
+  if (!status.healthy)
+    throw new Error(`the local stack is not healthy (run \`pnpm stack up\`): ${status.problems.join("; ")}`);
+  return s;
+}
