@@ -4,12 +4,14 @@ import { CHAOS_ACTIONS } from "./chaos.ts";
 import { readInfraEnv } from "./env.ts";
 import { stackLayout } from "./layout.ts";
 import { tailFile } from "./proc.ts";
-import { down, stackStatus, up } from "./stack.ts";
+import { smoke } from "./smoke.ts";
+import { down, openStack, stackStatus, up } from "./stack.ts";
 
 const USAGE = `usage: pnpm stack <command>
   up                    start PostgreSQL, Redis and the 3-node RabbitMQ cluster; returns when healthy
   down                  stop everything the stack started (epmd included)
   status [--json]       health, URLs, ports and PIDs of every part
+  smoke                 one trip through every part, as the services use them
   logs [part] [-n N]    last N log lines (part: postgres, redis, rabbit-1..3, epmd)
   chaos <action> [...]  fault injection:
 ${Object.values(CHAOS_ACTIONS)
@@ -36,6 +38,16 @@ async function main(argv: string[]): Promise<number> {
       if (rest.includes("--json")) process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
       else printSummary(status);
       return status.healthy ? 0 : 1;
+    }
+    case "smoke": {
+      const steps = await smoke(openStack(readInfraEnv(), false));
+      for (const st of steps)
+        process.stdout.write(
+          `${st.ok ? "ok  " : "FAIL"} ${st.step} (${st.ms} ms)${st.error ? `: ${st.error}` : ""}\n`,
+        );
+      const ok = steps.every((st) => st.ok);
+      process.stdout.write(ok ? "smoke check passed\n" : "smoke check FAILED\n");
+      return ok ? 0 : 1;
     }
     case "logs": {
       const layout = stackLayout(readInfraEnv());

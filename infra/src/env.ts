@@ -27,10 +27,10 @@ function int(name: string, fallback: number): number {
 
 export function readInfraEnv(): InfraEnv {
   return {
-    stackDir: path.resolve(process.env.ORDERFLOW_STACK_DIR ?? path.join(repoRoot, ".stack")),
+    stackDir: path.resolve(process.env.ORDERFLOW_STACK_DIR || path.join(repoRoot, ".stack")),
     portOffset: int("ORDERFLOW_PORT_OFFSET", 0),
     isRoot: typeof process.getuid === "function" && process.getuid() === 0,
-    postgresBinDir: process.env.ORDERFLOW_PG_BIN_DIR,
-    rabbitmqBinDir: process.env.ORDERFLOW_RABBITMQ_BIN_DIR ?? "/usr/lib/rabbitmq/bin",
+    postgresBinDir: process.env.ORDERFLOW_PG_BIN_DIR || undefined,
+    rabbitmqBinDir: process.env.ORDERFLOW_RABBITMQ_BIN_DIR || "/usr/lib/rabbitmq/bin",
   };
 }

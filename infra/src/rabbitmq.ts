@@ -319,11 +319,15 @@ export async function importTopology(d: RabbitDeps): Promise<void> {
     const out = await ctl(d, "rabbitmqctl", seed.name, ["change_password", u, d.secrets.broker[s]]);
     if (out.code !== 0) throw new Error(`setting the password of broker user ${u} failed: ${out.stderr}`);
   }
-  await ensureQueueMembers(d);
+  await ensureQueueMembers(d, { rebalance: true });
 }
 
-/** Grows any quorum queue that lacks a member, then spreads leaders over the nodes. */
-export async function ensureQueueMembers(d: RabbitDeps): Promise<void> {
+/**
+ * Grows any quorum queue that lacks a member and waits until every member is online. With `rebalance`,
+ * then spreads leaders over the nodes when they sit on fewer than all of them (takes 30-40 s here, so
+ * chaos restarts skip it: a concentrated but healthy cluster is fine for them).
+ */
+export async function ensureQueueMembers(d: RabbitDeps, { rebalance = false } = {}): Promise<void> {
   const nodes = d.layout.rabbitmq.nodes;
   const short = (await listQueues(d)).filter((q) => q.type === "quorum" && q.members.length < nodes.length);
   if (short.length > 0) {
@@ -344,6 +348,7 @@ export async function ensureQueueMembers(d: RabbitDeps): Promise<void> {
       ),
     { timeoutMs: 60_000, intervalMs: 500 },
   );
+  if (!rebalance) return;
   const leaders = new Set((await listQueues(d)).map((q) => q.leader));
   if (leaders.size < nodes.length) {
     const seed = nodes[0];

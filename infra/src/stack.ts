@@ -95,7 +95,9 @@ export async function up(
 }
 
 export async function down(): Promise<void> {
-  const s = openStack(readInfraEnv(), false);
+  const env = readInfraEnv();
+  if (!readSecrets(stackLayout(env).secretsFile)) return; // never started here: nothing to stop
+  const s = openStack(env, false);
   await Promise.all([stopBroker(s.rabbit), stopPostgres(s.pg), stopRedis(s.layout)]);
   await stopEpmd(s.layout);
 }

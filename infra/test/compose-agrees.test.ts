@@ -1,0 +1,146 @@
+// docker compose cannot run on this machine, so this checks that docker-compose.yml describes the same
+// system as the local stack: databases and roles, broker users, the definitions file, ports.
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { parse } from "yaml";
+import { readDefinitions, repoRoot, stackLayout } from "../src/index.ts";
+import {
+  BROKER_ADMIN,
+  BROKER_VHOST,
+  brokerUser,
+  databaseName,
+  databaseRole,
+  POSTGRES_ADMIN,
+  SERVICE_NAMES,
+} from "../src/services.ts";
+
+type Service = {
+  image?: string;
+  environment?: Record<string, string>;
+  volumes?: string[];
+  ports?: string[];
+  healthcheck?: unknown;
+  restart?: string;
+  entrypoint?: string[];
+  depends_on?: Record<string, unknown>;
+};
+const compose = parse(fs.readFileSync(path.join(repoRoot, "docker-compose.yml"), "utf8"), {
+  merge: true,
+}) as {
+  services: Record<string, Service>;
+};
+const layout = stackLayout({ stackDir: "/unused", portOffset: 0 });
+const defs = readDefinitions();
+const svc = (name: string): Service => {
+  const s = compose.services[name];
+  if (!s) throw new Error(`docker-compose.yml has no service ${name}`);
+  return s;
+};
+const hostPorts = (s: Service) => (s.ports ?? []).map((p) => Number(p.split(":").at(-2)));
+const read = (rel: string) => fs.readFileSync(path.join(repoRoot, rel), "utf8");
+
+describe("docker-compose.yml agrees with the local stack", () => {
+  test("PostgreSQL: same port, admin role, and per-service databases and roles", () => {
+    const pg = svc("postgres");
+    expect(hostPorts(pg)).toEqual([layout.postgres.port]);
+    expect(pg.environment?.POSTGRES_USER).toBe(POSTGRES_ADMIN);
+    const init = pg.volumes?.find((v) => v.includes("docker-entrypoint-initdb.d"));
+    expect(init).toMatch(/^\.\/infra\/postgres\/init-databases\.sh:/);
+    const script = read("infra/postgres/init-databases.sh");
+    expect(script).toContain(`for svc in ${SERVICE_NAMES.join(" ")}; do`);
+    for (const s of SERVICE_NAMES) {
+      // The script builds names from the loop variable; check the patterns produce ours.
+      expect(`orderflow_${s}`).toBe(databaseName(s));
+      expect(`${s}_svc`).toBe(databaseRole(s));
+      expect(pg.environment).toHaveProperty(`${s.toUpperCase()}_DB_PASSWORD`);
+    }
+    expect(script).toContain("CREATE DATABASE orderflow_${svc} OWNER ${svc}_svc");
+    expect(script).toContain("REVOKE ALL ON DATABASE orderflow_${svc} FROM PUBLIC");
+  });
+
+  test("Redis: same port", () => {
+    expect(hostPorts(svc("redis"))).toEqual([layout.redis.port]);
+  });
+
+  test("RabbitMQ: three nodes with the local stack's ports, health checks and restart policies", () => {
+    layout.rabbitmq.nodes.forEach((n, i) => {
+      const node = svc(`rabbitmq-${i + 1}`);
+      expect(hostPorts(node)).toEqual([n.amqpPort, n.managementPort, n.prometheusPort]);
+      expect(node.healthcheck).toBeDefined();
+      expect(node.restart).toBe("unless-stopped");
+      expect(node.environment?.RABBITMQ_DEFAULT_USER).toBe(BROKER_ADMIN);
+      expect(node.environment?.RABBITMQ_DEFAULT_VHOST).toBe(BROKER_VHOST);
+      expect(node.environment?.RABBITMQ_DEFAULT_USER).not.toBe("guest");
+    });
+    const conf = read("infra/rabbitmq/compose/rabbitmq.conf");
+    for (let i = 1; i <= 3; i++) expect(conf).toContain(`rabbit@rabbitmq-${i}`);
+    expect(read("infra/rabbitmq/compose/enabled_plugins")).toContain("rabbitmq_prometheus");
+  });
+
+  test("the topology comes from the ONE definitions file, imported after the cluster formed", () => {
+    const setup = svc("rabbitmq-setup");
+    expect(setup.volumes).toContain("./infra/rabbitmq/definitions.json:/etc/orderflow/definitions.json:ro");
+    expect(Object.keys(setup.depends_on ?? {}).sort()).toEqual(["rabbitmq-1", "rabbitmq-2", "rabbitmq-3"]);
+    const script = read("infra/rabbitmq/compose/setup.sh");
+    expect(script.indexOf("await_online_nodes 3")).toBeLessThan(script.indexOf("import_definitions"));
+    expect(script).toContain(`-ge ${defs.queues.length} ]`);
+  });
+
+  test("broker users: one per service, no guest, each with a password variable in compose", () => {
+    const users = defs.users.map((u) => u.name).sort();
+    expect(users).toEqual(SERVICE_NAMES.map(brokerUser).sort());
+    expect(users).not.toContain("guest");
+    const env = svc("rabbitmq-setup").environment ?? {};
+    for (const s of SERVICE_NAMES) expect(env).toHaveProperty(`${s.toUpperCase()}_BROKER_PASSWORD`);
+    expect(read("infra/rabbitmq/compose/setup.sh")).toContain(`for svc in ${SERVICE_NAMES.join(" ")}; do`);
+  });
+
+  test("every variable compose needs is documented in .env.example", () => {
+    const needed = new Set([...read("docker-compose.yml").matchAll(/\$\{([A-Z0-9_]+)/g)].map((m) => m[1]));
+    const documented = read(".env.example");
+    for (const v of needed) expect(documented).toMatch(new RegExp(`^${v}=`, "m"));
+  });
+});
+
+describe("the definitions file", () => {
+  const queues = new Map(defs.queues.map((q) => [q.name, q.arguments]));
+  const workQueues = defs.queues.filter((q) => !/\.(parking|retry\.\w+)$/.test(q.name));
+
+  test("every queue is a quorum queue", () => {
+    for (const [, args] of queues) expect(args["x-queue-type"]).toBe("quorum");
+  });
+
+  test.each(workQueues.map((q) => q.name))(
+    "%s dead-letters at-least-once to its parking lot and has three retry tiers back to itself",
+    (name) => {
+      const args = queues.get(name) ?? {};
+      expect(args).toMatchObject({
+        "x-delivery-limit": expect.any(Number),
+        "x-dead-letter-exchange": "orderflow.parking",
+        "x-dead-letter-routing-key": `${name}.parking`,
+        "x-dead-letter-strategy": "at-least-once",
+        "x-overflow": "reject-publish",
+      });
+      expect(queues.has(`${name}.parking`)).toBe(true);
+      for (const tier of ["1s", "5s", "30s"]) {
+        // The retry queue expires back into the work queue, never into a cycle through the parking lot.
+        expect(queues.get(`${name}.retry.${tier}`)).toMatchObject({
+          "x-message-ttl": expect.any(Number),
+          "x-dead-letter-exchange": "",
+          "x-dead-letter-routing-key": name,
+          "x-dead-letter-strategy": "at-least-once",
+        });
+      }
+    },
+  );
+
+  test("service users cannot configure anything and read only their own work queue", () => {
+    for (const p of defs.permissions) {
+      expect(p.configure).toBe("^$");
+      const readable = workQueues.map((q) => q.name).filter((q) => new RegExp(p.read).test(q));
+      expect(readable).toHaveLength(1);
+      expect(new RegExp(p.read).test(`${readable[0]}.parking`)).toBe(false);
+    }
+  });
+});
