@@ -55,7 +55,9 @@ describe("docker-compose.yml agrees with the local stack", () => {
       expect(`${s}_svc`).toBe(databaseRole(s));
       expect(pg.environment).toHaveProperty(`${s.toUpperCase()}_DB_PASSWORD`);
     }
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: these are the shell script's own ${svc}
     expect(script).toContain("CREATE DATABASE orderflow_${svc} OWNER ${svc}_svc");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: as above
     expect(script).toContain("REVOKE ALL ON DATABASE orderflow_${svc} FROM PUBLIC");
   });
 
