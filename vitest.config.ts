@@ -9,6 +9,8 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 120_000,
     hookTimeout: 120_000,
-    reporters: ["default"],
+    // The JSON report feeds the "N passed, N failed" line that scripts/test-all.sh prints.
+    reporters: ["default", "json"],
+    outputFile: { json: "reports/vitest-results.json" },
   },
 });
