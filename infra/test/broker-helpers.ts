@@ -58,16 +58,34 @@ export async function publishConfirmed(
   }
 }
 
-/** Polls basic.get until a message arrives or the deadline passes. */
-export async function getOne(conn: Conn, queue: string, timeoutMs: number) {
-  const ch = await conn.createChannel();
+/**
+ * Polls basic.get on `queue` until a message arrives or the deadline passes. Right after a leader dies a
+ * get can fail with `nodedown` and take its connection down, so each failure reconnects (to any of `urls`).
+ * The caller acks the message on the returned channel and closes the returned connection.
+ */
+export async function getOne(urls: string[], queue: string, timeoutMs: number) {
+  let conn: Conn | undefined;
+  let ch: Awaited<ReturnType<Conn["createChannel"]>> | undefined;
   const msg = await waitFor(
     `a message on ${queue}`,
-    async () => (await ch.get(queue, { noAck: false })) || undefined,
-    {
-      timeoutMs,
-      intervalMs: 100,
+    async () => {
+      try {
+        if (!conn || !ch) {
+          conn = await connectAny(urls);
+          conn.on("error", () => {}); // a failed get surfaces as a rejected promise below
+          ch = await conn.createChannel();
+          ch.on("error", () => {});
+        }
+        return (await ch.get(queue, { noAck: false })) || undefined;
+      } catch (e) {
+        await conn?.close().catch(() => {});
+        conn = undefined;
+        ch = undefined;
+        throw e;
+      }
     },
+    { timeoutMs, intervalMs: 200 },
   );
-  return { msg, ch };
+  if (!conn || !ch) throw new Error("unreachable: a message without a channel");
+  return { msg, ch, conn };
 }

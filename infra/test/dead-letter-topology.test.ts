@@ -34,7 +34,7 @@ test("a message requeued past its delivery limit lands in its parking lot with i
     deliveries++;
     ch.nack(m, false, true); // a consumer that keeps failing and requeueing
   });
-  const { msg, ch: parkCh } = await getOne(conn, PARKING, 60_000);
+  const { msg, ch: parkCh, conn: parkConn } = await getOne(amqpUrls(s), PARKING, 60_000);
   await ch.cancel(consumerTag);
   expect(msg.properties.messageId).toBe(id);
   const death = msg.properties.headers?.["x-death"] as XDeath;
@@ -46,7 +46,7 @@ test("a message requeued past its delivery limit lands in its parking lot with i
     timeoutMs: 10_000,
   });
   await ch.close();
-  await parkCh.close();
+  await parkConn.close();
 });
 
 test("a message sent to a retry tier comes back to its work queue after the tier's delay", async () => {
@@ -56,7 +56,7 @@ test("a message sent to a retry tier comes back to its work queue after the tier
     messageId: id,
     headers: { "x-attempt": 1 },
   });
-  const { msg, ch } = await getOne(conn, QUEUE, 15_000);
+  const { msg, ch, conn: getConn } = await getOne(amqpUrls(s), QUEUE, 15_000);
   const delay = Date.now() - sentAt;
   expect(msg.properties.messageId).toBe(id);
   expect(msg.properties.headers?.["x-attempt"]).toBe(1);
@@ -64,5 +64,5 @@ test("a message sent to a retry tier comes back to its work queue after the tier
   const death = msg.properties.headers?.["x-death"] as XDeath;
   expect(death[0]).toMatchObject({ queue: `${QUEUE}.retry.1s`, reason: "expired", count: 1 });
   ch.ack(msg);
-  await ch.close();
+  await getConn.close();
 });

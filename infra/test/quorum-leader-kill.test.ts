@@ -31,13 +31,12 @@ test("a confirmed persistent message survives kill -9 of its queue's leader and 
   killed = leader;
   expect(event.detail?.node).toBe(leader);
 
-  const consumer = await connectAny(urlsExcept(s, leader));
-  const { msg, ch } = await getOne(consumer, QUEUE, 30_000);
+  const { msg, ch, conn } = await getOne(urlsExcept(s, leader), QUEUE, 30_000);
   expect(msg.properties.messageId).toBe(id);
   expect(JSON.parse(msg.content.toString())).toEqual({ id });
   ch.ack(msg);
   await ch.close();
-  await consumer.close();
+  await conn.close();
   // A new leader was elected among the survivors.
   expect(await leaderOf(s.rabbit, QUEUE)).not.toBe(leader);
 });
