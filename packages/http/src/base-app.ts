@@ -1,0 +1,73 @@
+// What every service's HTTP app has in common: strict JSON validation (unknown fields rejected, no type
+// coercion), problem JSON errors, a correlation id per request, health and readiness, Prometheus metrics
+// and its OpenAPI document. Each service adds its own routes to the returned instance.
+import { randomUUID } from "node:crypto";
+import swagger from "@fastify/swagger";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type { Registry } from "prom-client";
+import { installProblemHandlers, sendProblem } from "./error-handler.ts";
+import { problemBody } from "./problems.ts";
+
+export const CORRELATION_HEADER = "x-correlation-id";
+
+export interface BaseAppOptions {
+  service: string;
+  version?: string;
+  /** Each dependency's readiness check; /health/ready answers 503 naming those that fail. */
+  readiness: Record<string, () => Promise<boolean>>;
+  metrics: Registry;
+  logger?: FastifyServerOptions["logger"];
+  /** Bytes; larger bodies get 413. Default 64 KiB. */
+  bodyLimit?: number;
+}
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function createBaseApp(opts: BaseAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: opts.bodyLimit ?? 64 * 1024,
+    // The correlation id travels from the HTTP request into every event and back; accept the caller's.
+    genReqId: (req) => {
+      const given = req.headers[CORRELATION_HEADER];
+      return typeof given === "string" && SAFE_ID.test(given) ? given : randomUUID();
+    },
+    requestIdLogLabel: "correlationId",
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true },
+    },
+  });
+  installProblemHandlers(app);
+  app.addHook("onSend", async (req, reply) => {
+    reply.header(CORRELATION_HEADER, req.id);
+  });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: `orderflow ${opts.service} service`, version: opts.version ?? "1.0.0" },
+    },
+  });
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  app.get("/health/live", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  app.get("/health/ready", { schema: { hide: true } }, async (_req, reply) => {
+    const entries = await Promise.all(
+      Object.entries(opts.readiness).map(async ([name, check]) => {
+        try {
+          return [name, await check()] as const;
+        } catch {
+          return [name, false] as const;
+        }
+      }),
+    );
+    const checks = Object.fromEntries(entries);
+    const failing = entries.filter(([, ok]) => !ok).map(([n]) => n);
+    if (failing.length > 0) {
+      return sendProblem(reply, problemBody("NOT_READY", `not ready: ${failing.join(", ")}`, { checks }));
+    }
+    return { status: "ready", checks };
+  });
+  app.get("/metrics", { schema: { hide: true } }, async (_req, reply) =>
+    reply.type(opts.metrics.contentType).send(await opts.metrics.metrics()),
+  );
+  return app;
+}

@@ -1,0 +1,3 @@
+export { type BaseAppOptions, CORRELATION_HEADER, createBaseApp } from "./base-app.ts";
+export { installProblemHandlers, PROBLEM_CONTENT_TYPE, sendProblem } from "./error-handler.ts";
+export { HttpProblem, PROBLEMS, type ProblemBody, type ProblemCode, problemBody } from "./problems.ts";
