@@ -1,6 +1,7 @@
 // Test fixtures over the real local stack: a fresh database per test file (migrated with the package's
 // own migrations), an admin consumer that counts deliveries per message id at the broker, polling with
 // a deadline, and small data factories.
+import { spawn as spawnChild } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { applyMigrations, pgTransaction } from "@orderflow/db";
 import { adminUrl, amqpUrls, openStack } from "@orderflow/infra";
@@ -206,4 +207,29 @@ export async function purgeQueues(queues: string[]): Promise<void> {
   await withAdminChannel(async (ch) => {
     for (const q of queues) await ch.purgeQueue(q);
   });
+}
+
+/** The relay as a child process (`relay-main.ts` under tsx), so a test can SIGKILL it. */
+export function spawnRelay(env: Record<string, string>) {
+  const root = new URL("../../../", import.meta.url).pathname;
+  const child = spawnChild(process.execPath, ["--import", "tsx", "packages/outbox/src/relay-main.ts"], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? "",
+      OUTBOX_AMQP_URLS: amqpUrls(stack, "order").join(","),
+      OUTBOX_RECONCILE: "off",
+      OUTBOX_ARCHIVE: "off",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  return { child, output: () => output, exited };
 }
