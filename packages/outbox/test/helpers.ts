@@ -147,7 +147,8 @@ export async function countDeliveries(queue: string, { purge = true, startNode =
           }
         });
         await channel.consume(queue, (msg) => {
-          if (!msg) return;
+          // The broker cancelled us (e.g. the queue's leader moved): start over on the next node.
+          if (!msg) return void c.close().catch(() => {});
           const id = String(msg.properties.messageId);
           if (msg.fields.redelivered) redeliveries++;
           else published.set(id, (published.get(id) ?? 0) + 1);
