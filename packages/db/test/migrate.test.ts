@@ -75,7 +75,9 @@ describe("applyMigrations (offline, Prisma folder format)", () => {
 
   it("a failing migration rolls back entirely and is not recorded", async () => {
     writeMigration("20280101000000_bad", "CREATE TABLE d (id int); SELECT * FROM no_such_table;");
-    await expect(applyMigrations({ databaseUrl: url, migrationsDirs: [dir] })).rejects.toThrow(/20280101000000_bad/);
+    await expect(applyMigrations({ databaseUrl: url, migrationsDirs: [dir] })).rejects.toThrow(
+      /20280101000000_bad/,
+    );
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     const d = await c.query("SELECT to_regclass('d') AS t");

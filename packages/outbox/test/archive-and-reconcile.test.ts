@@ -1,7 +1,14 @@
 import { pgTransaction } from "@orderflow/db";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createArchiver, createOutboxMetrics, createReconciler, createRelay, enqueue, markDone } from "../src/index.ts";
+import {
+  createArchiver,
+  createOutboxMetrics,
+  createReconciler,
+  createRelay,
+  enqueue,
+  markDone,
+} from "../src/index.ts";
 import {
   buildEvent,
   countDeliveries,
@@ -76,8 +83,13 @@ describe("retention and reconciliation", () => {
       expect((await registry.getSingleMetric("outbox_archived_total")?.get())?.values[0]?.value).toBe(3_500);
 
       // Pruning: archive rows past the archive's own retention go, in batches too.
-      await db.pool.query("UPDATE outbox_archive SET archived_at = now() - interval '31 days' WHERE id IN (SELECT id FROM outbox_archive LIMIT 1500)");
-      const second = await createArchiver({ pool: db.pool, config: { batchSize: 1_000, archiveRetentionMs: 30 * DAY } }).runOnce();
+      await db.pool.query(
+        "UPDATE outbox_archive SET archived_at = now() - interval '31 days' WHERE id IN (SELECT id FROM outbox_archive LIMIT 1500)",
+      );
+      const second = await createArchiver({
+        pool: db.pool,
+        config: { batchSize: 1_000, archiveRetentionMs: 30 * DAY },
+      }).runOnce();
       expect(second).toMatchObject({ archived: 0, pruned: 1_500 });
     } finally {
       writing = false;
@@ -94,9 +106,10 @@ describe("retention and reconciliation", () => {
     const [stale1, stale2, done, ...fresh] = ids as [string, string, string, ...string[]];
     // All sent; two of them 10 minutes ago with no reply since, one of those answered (done).
     await db.pool.query("UPDATE outbox SET status = 1, sent_at = now()");
-    await db.pool.query("UPDATE outbox SET sent_at = now() - interval '10 minutes' WHERE message_id = ANY($1)", [
-      [stale1, stale2, done],
-    ]);
+    await db.pool.query(
+      "UPDATE outbox SET sent_at = now() - interval '10 minutes' WHERE message_id = ANY($1)",
+      [[stale1, stale2, done]],
+    );
     await pgTransaction(db.pool, (tx) => markDone(tx, done));
     const counter = await countDeliveries(ROUTED_QUEUE);
     const publisher = orderPublisher();

@@ -58,11 +58,17 @@ describe("the whole broker down", () => {
     })();
     let maxFailed = 0;
     const watchFailed = setInterval(async () => {
-      maxFailed = Math.max(maxFailed, (await statusCounts(db.pool).catch(() => ({}) as Record<number, number>))[9] ?? 0);
+      maxFailed = Math.max(
+        maxFailed,
+        (await statusCounts(db.pool).catch(() => ({}) as Record<number, number>))[9] ?? 0,
+      );
     }, 500);
 
     try {
-      await pollUntil("some rows sent before the outage", async () => ((await statusCounts(db.pool))[1] ?? 0) > 50);
+      await pollUntil(
+        "some rows sent before the outage",
+        async () => ((await statusCounts(db.pool))[1] ?? 0) > 50,
+      );
       const stop = await stopWholeBroker();
       const stoppedAt = Date.now();
       const committedAtStop = committed;
@@ -91,7 +97,8 @@ describe("the whole broker down", () => {
         [new Date(startIssuedAt)],
       );
       const backlogSentAt = (backlog.rows[0]?.last_sent as Date).getTime();
-      const reopened = events.find((e) => e.event === "relay.broker_available" && e.at > stoppedAt)?.at ?? NaN;
+      const reopened =
+        events.find((e) => e.event === "relay.broker_available" && e.at > stoppedAt)?.at ?? NaN;
 
       const report = {
         brokerDownSeconds: ((startIssuedAt - stoppedAt) / 1000).toFixed(1),

@@ -31,7 +31,9 @@ export async function pollUntil<T>(
       last = e;
     }
     if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`,
+      );
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
@@ -122,7 +124,10 @@ export interface BrokerCounter {
   close(): Promise<void>;
 }
 
-export async function countDeliveries(queue: string, { purge = true, startNode = 0 } = {}): Promise<BrokerCounter> {
+export async function countDeliveries(
+  queue: string,
+  { purge = true, startNode = 0 } = {},
+): Promise<BrokerCounter> {
   const urls = amqpUrls(stack);
   const published = new Map<string, number>();
   let redeliveries = 0;

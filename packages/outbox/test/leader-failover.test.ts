@@ -67,7 +67,10 @@ describe("a broker node dying", () => {
     })();
     let killedAt = 0;
     try {
-      await pollUntil("a flow of confirms before the kill", async () => ((await statusCounts(db.pool))[1] ?? 0) > 200);
+      await pollUntil(
+        "a flow of confirms before the kill",
+        async () => ((await statusCounts(db.pool))[1] ?? 0) > 200,
+      );
       const sentBeforeKill = await db.pool.query<{ message_id: string }>(
         "SELECT message_id::text AS message_id FROM outbox WHERE status = 1",
       );
@@ -79,10 +82,14 @@ describe("a broker node dying", () => {
       await new Promise((r) => setTimeout(r, 3_000)); // keep the flow going on the new leader
       writing = false;
       await writer;
-      await pollUntil("every committed row sent", async () => {
-        const c = await statusCounts(db.pool);
-        return (c[1] ?? 0) === committed;
-      }, { timeoutMs: 60_000 });
+      await pollUntil(
+        "every committed row sent",
+        async () => {
+          const c = await statusCounts(db.pool);
+          return (c[1] ?? 0) === committed;
+        },
+        { timeoutMs: 60_000 },
+      );
       await pollUntil("every row delivered", () => counter.distinct() === committed, { timeoutMs: 60_000 });
 
       const after = confirmTimes.filter((t) => t > killedAt);

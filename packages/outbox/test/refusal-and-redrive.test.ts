@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { pgTransaction } from "@orderflow/db";
 import { Registry } from "prom-client";
@@ -22,7 +23,8 @@ beforeAll(async () => {
 afterAll(async () => db?.drop());
 
 const rowOf = async (id: string) =>
-  (await db.pool.query("SELECT status, attempts, last_error FROM outbox WHERE message_id = $1", [id])).rows[0];
+  (await db.pool.query("SELECT status, attempts, last_error FROM outbox WHERE message_id = $1", [id]))
+    .rows[0];
 
 describe("messages the broker refuses", () => {
   it("an unroutable event reaches status 9 after its attempts, and redrive publishes it once it is routable", async () => {
@@ -55,7 +57,12 @@ describe("messages the broker refuses", () => {
       expect(failed.attempts).toBe(4);
       expect(failed.last_error).toMatch(/unroutable/i);
       expect(failures).toEqual([
-        expect.objectContaining({ level: "error", messageId: id, correlationId: event.correlationId, attempts: 4 }),
+        expect.objectContaining({
+          level: "error",
+          messageId: id,
+          correlationId: event.correlationId,
+          attempts: 4,
+        }),
       ]);
       expect((await registry.getSingleMetric("outbox_failed_total")?.get())?.values[0]?.value).toBe(1);
       expect((await registry.getSingleMetric("outbox_failed_rows")?.get())?.values[0]?.value).toBe(1);
@@ -97,9 +104,10 @@ describe("messages the broker refuses", () => {
       ]);
       relay.start();
       await pollUntil("the two small ones sent", async () => {
-        const r = await db.pool.query("SELECT count(*)::int AS n FROM outbox WHERE status = 1 AND message_id = ANY($1)", [
-          ids,
-        ]);
+        const r = await db.pool.query(
+          "SELECT count(*)::int AS n FROM outbox WHERE status = 1 AND message_id = ANY($1)",
+          [ids],
+        );
         return r.rows[0].n === 2;
       });
       const big = await rowOf(ids[1] as string);
@@ -113,5 +121,32 @@ describe("messages the broker refuses", () => {
       await publisher.close();
       await counter.close();
     }
+  });
+});
+
+describe("the outbox CLI", () => {
+  it("`outbox redrive --id` puts that failed row back to pending and leaves other failed rows alone", async () => {
+    const [a, b] = await pgTransaction(db.pool, async (tx) => [
+      await enqueue(tx, buildEvent()),
+      await enqueue(tx, buildEvent()),
+    ]);
+    await db.pool.query(
+      "UPDATE outbox SET status = 9, attempts = 5, last_error = 'unroutable' WHERE message_id = ANY($1)",
+      [[a, b]],
+    );
+    const root = new URL("../../../", import.meta.url).pathname;
+    const out = execFileSync(
+      process.execPath,
+      ["--import", "tsx", "packages/outbox/src/cli.ts", "redrive", "--id", a as string],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? "", OUTBOX_DATABASE_URL: db.url },
+        encoding: "utf8",
+      },
+    );
+    expect(out).toContain(`"redriven":1`);
+    expect(await rowOf(a as string)).toMatchObject({ status: 0, attempts: 0 });
+    expect(await rowOf(b as string)).toMatchObject({ status: 9 });
+    await db.pool.query("DELETE FROM outbox WHERE message_id = ANY($1)", [[a, b]]);
   });
 });

@@ -22,7 +22,12 @@ describe("a relay process dying mid-flight", () => {
     const ids = await enqueueMany(db.pool, n, 100);
     const counter = await countDeliveries(ROUTED_QUEUE);
     // A short lease so the restarted relay can take over the dead one's claims within the test.
-    const env = { OUTBOX_DATABASE_URL: db.url, OUTBOX_BATCH_SIZE: "100", OUTBOX_LEASE_MS: "3000", OUTBOX_POLL_MS: "100" };
+    const env = {
+      OUTBOX_DATABASE_URL: db.url,
+      OUTBOX_BATCH_SIZE: "100",
+      OUTBOX_LEASE_MS: "3000",
+      OUTBOX_POLL_MS: "100",
+    };
     const first = spawnRelay({ ...env, OUTBOX_FAULT: "pause-after-publish" });
     let second: ReturnType<typeof spawnRelay> | undefined;
     try {
@@ -36,12 +41,18 @@ describe("a relay process dying mid-flight", () => {
       expect((await statusCounts(db.pool))[1] ?? 0).toBe(0);
 
       second = spawnRelay(env);
-      await pollUntil("every row marked sent after the restart", async () => (await statusCounts(db.pool))[1] === n, {
-        timeoutMs: 60_000,
-      });
+      await pollUntil(
+        "every row marked sent after the restart",
+        async () => (await statusCounts(db.pool))[1] === n,
+        {
+          timeoutMs: 60_000,
+        },
+      );
       await pollUntil("every message delivered", () => counter.distinct() === n);
       const duplicates = counter.duplicates();
-      console.log(`crash between publish and mark: ${n} delivered, ${duplicates.length} delivered twice (same id)`);
+      console.log(
+        `crash between publish and mark: ${n} delivered, ${duplicates.length} delivered twice (same id)`,
+      );
       expect(new Set(counter.published.keys())).toEqual(new Set(ids));
       // Only the batch that was in the crash window can be duplicated, and at most once more.
       expect(duplicates.length).toBeLessThanOrEqual(100);

@@ -35,7 +35,11 @@ describe("writing events in the business transaction", () => {
             relay.afterCommit(ids);
           },
           async (tx, add) => {
-            await tx.$executeRawUnsafe("INSERT INTO orders (id, total) VALUES ($1, $2)", event.aggregateId, 1999);
+            await tx.$executeRawUnsafe(
+              "INSERT INTO orders (id, total) VALUES ($1, $2)",
+              event.aggregateId,
+              1999,
+            );
             await add(event);
             throw new Error("payment declined");
           },
@@ -50,7 +54,9 @@ describe("writing events in the business transaction", () => {
       );
       await pollUntil("the control event at the broker", () => counter.published.has(control));
 
-      const rows = await db.pool.query("SELECT message_id FROM outbox WHERE aggregate_id = $1", [event.aggregateId]);
+      const rows = await db.pool.query("SELECT message_id FROM outbox WHERE aggregate_id = $1", [
+        event.aggregateId,
+      ]);
       const orders = await db.pool.query("SELECT 1 FROM orders WHERE id = $1", [event.aggregateId]);
       expect(rows.rowCount).toBe(0);
       expect(orders.rowCount).toBe(0);
