@@ -5,7 +5,7 @@ import { spawn as spawnChild } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { applyMigrations, pgTransaction } from "@orderflow/db";
 import { adminUrl, amqpUrls, openStack } from "@orderflow/infra";
-import amqp, { type Channel, type ChannelModel } from "amqplib";
+import amqp, { type Channel, type ChannelModel, type MessageProperties } from "amqplib";
 import pg from "pg";
 import { createConfirmPublisher, enqueue, OUTBOX_MIGRATIONS_DIR, type OutboxEvent } from "../src/index.ts";
 
@@ -117,6 +117,8 @@ export const orderPublisher = (extra: Partial<Parameters<typeof createConfirmPub
 export interface BrokerCounter {
   /** Publishes per message id (first deliveries only). */
   published: Map<string, number>;
+  /** The last delivery's AMQP properties and body per message id. */
+  messages: Map<string, { properties: MessageProperties; body: string; routingKey: string }>;
   redeliveries: number;
   total(): number;
   distinct(): number;
@@ -130,6 +132,7 @@ export async function countDeliveries(
 ): Promise<BrokerCounter> {
   const urls = amqpUrls(stack);
   const published = new Map<string, number>();
+  const messages: BrokerCounter["messages"] = new Map();
   let redeliveries = 0;
   let closed = false;
   let conn: ChannelModel | undefined;
@@ -157,6 +160,11 @@ export async function countDeliveries(
           const id = String(msg.properties.messageId);
           if (msg.fields.redelivered) redeliveries++;
           else published.set(id, (published.get(id) ?? 0) + 1);
+          messages.set(id, {
+            properties: msg.properties,
+            body: msg.content.toString(),
+            routingKey: msg.fields.routingKey,
+          });
           channel.ack(msg);
         });
         conn = c;
@@ -173,6 +181,7 @@ export async function countDeliveries(
   await connect();
   return {
     published,
+    messages,
     get redeliveries() {
       return redeliveries;
     },

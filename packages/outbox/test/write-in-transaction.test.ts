@@ -99,10 +99,11 @@ describe("writing events in the business transaction", () => {
     relay.start();
     try {
       const t0 = Date.now();
+      const event = buildEvent({ causationId: "0b7c4c1e-8f43-4a57-9a51-2f1f0f0a7c11", schemaVersion: 3 });
       const id = await withOutbox(
         (fn) => pgTransaction(db.pool, fn),
         (ids) => relay.afterCommit(ids),
-        (_tx, add) => add(buildEvent()),
+        (_tx, add) => add(event),
       );
       await pollUntil("the row marked sent", async () => {
         const r = await db.pool.query("SELECT status FROM outbox WHERE message_id = $1", [id]);
@@ -110,6 +111,23 @@ describe("writing events in the business transaction", () => {
       });
       await pollUntil("the delivery", () => counter.published.has(id));
       expect(Date.now() - t0).toBeLessThan(5_000);
+      const m = counter.messages.get(id);
+      expect(m?.routingKey).toBe("order.created");
+      expect(JSON.parse(m?.body ?? "null")).toEqual(event.payload);
+      expect(m?.properties).toMatchObject({
+        messageId: id,
+        type: "order.created",
+        correlationId: event.correlationId,
+        contentType: "application/json",
+        deliveryMode: 2,
+        headers: {
+          "x-schema-version": 3,
+          "x-aggregate-type": "order",
+          "x-aggregate-id": event.aggregateId,
+          "x-causation-id": event.causationId,
+          traceparent: event.traceparent,
+        },
+      });
     } finally {
       await relay.stop();
       await publisher.close();
