@@ -1,0 +1,81 @@
+// Keeps the outbox table small: done rows past the retention move to outbox_archive in bounded batches
+// (one short statement each, with a pause between so the relay and writers are never starved), and the
+// archive is pruned after its own retention.
+import type pg from "pg";
+import { silentLog } from "./log.ts";
+import type { OutboxMetrics } from "./metrics.ts";
+import { periodic } from "./periodic.ts";
+import { archiveDoneBatch } from "./sql/archive-done.ts";
+import { pruneArchiveBatch } from "./sql/prune-archive.ts";
+import type { Log } from "./types.ts";
+
+export interface ArchiverConfig {
+  retentionMs: number;
+  archiveRetentionMs: number;
+  batchSize: number;
+  pauseBetweenBatchesMs: number;
+  intervalMs: number;
+  /** Upper bound on batches per run, so one run cannot go on for hours after a long stop. */
+  maxBatchesPerRun: number;
+}
+
+const DAY = 24 * 60 * 60_000;
+export const DEFAULT_ARCHIVER_CONFIG: ArchiverConfig = {
+  retentionMs: 7 * DAY,
+  archiveRetentionMs: 30 * DAY,
+  batchSize: 1_000,
+  pauseBetweenBatchesMs: 50,
+  intervalMs: 5 * 60_000,
+  maxBatchesPerRun: 1_000,
+};
+
+export function createArchiver(deps: {
+  pool: pg.Pool;
+  log?: Log;
+  metrics?: OutboxMetrics;
+  config?: Partial<ArchiverConfig>;
+}) {
+  const cfg = { ...DEFAULT_ARCHIVER_CONFIG, ...deps.config };
+  const log = deps.log ?? silentLog;
+  const pause = () => new Promise((r) => setTimeout(r, cfg.pauseBetweenBatchesMs));
+
+  async function drain(step: () => Promise<number>): Promise<{ rows: number; batches: number }> {
+    let rows = 0;
+    let batches = 0;
+    while (batches < cfg.maxBatchesPerRun) {
+      const n = await step();
+      rows += n;
+      if (n > 0) batches++;
+      if (n < cfg.batchSize) break;
+      await pause();
+    }
+    return { rows, batches };
+  }
+
+  async function runOnce() {
+    const archived = await drain(() => archiveDoneBatch(deps.pool, cfg.retentionMs, cfg.batchSize));
+    const pruned = await drain(() => pruneArchiveBatch(deps.pool, cfg.archiveRetentionMs, cfg.batchSize));
+    deps.metrics?.archived.inc(archived.rows);
+    deps.metrics?.pruned.inc(pruned.rows);
+    if (archived.rows > 0 || pruned.rows > 0)
+      log("info", "archive.run", {
+        archived: archived.rows,
+        archiveBatches: archived.batches,
+        pruned: pruned.rows,
+        pruneBatches: pruned.batches,
+      });
+    return { archived: archived.rows, archiveBatches: archived.batches, pruned: pruned.rows };
+  }
+
+  let loop: ReturnType<typeof periodic> | undefined;
+  return {
+    runOnce,
+    start() {
+      loop ??= periodic("archive", cfg.intervalMs, runOnce, log);
+    },
+    async stop() {
+      await loop?.stop();
+      loop = undefined;
+    },
+  };
+}

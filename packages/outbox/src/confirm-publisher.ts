@@ -1,0 +1,344 @@
+// The publishing half of an AMQP client, just what the relay needs: one confirm channel on one of the
+// cluster's nodes, failover to the next node, a window of many publishes in flight, and a verdict per
+// message. Self-contained on purpose so packages/messaging's connection layer can replace it later.
+//
+// Verdicts:
+//  - confirmed: the broker acked and did not return it (for a quorum queue: replicated to a majority).
+//  - refused: the broker said no (returned as unroutable under `mandatory`, nacked, too large to send).
+//    The relay retries these with backoff and eventually parks them as failed.
+//  - unavailable: no answer (no connection, connection lost, or silence until the confirm timeout, as
+//    when quorum is lost). Never the message's fault: the relay keeps it pending behind its health gate.
+import amqp, { type ChannelModel, type ConfirmChannel } from "amqplib";
+import { silentLog } from "./log.ts";
+import type { Log } from "./types.ts";
+
+export interface OutgoingMessage {
+  messageId: string;
+  routingKey: string;
+  body: Buffer;
+  type?: string;
+  correlationId?: string;
+  contentType?: string;
+  /** Seconds since the epoch, as AMQP wants it. */
+  timestamp?: number;
+  headers?: Record<string, unknown>;
+}
+
+export type PublishOutcome =
+  | { status: "confirmed" }
+  | { status: "refused"; reason: string }
+  | { status: "unavailable"; reason: string };
+
+export interface ConfirmPublisherOptions {
+  /** One URL per cluster node; the publisher rotates through them on failure. */
+  urls: string[];
+  exchange: string;
+  log?: Log;
+  /** Silence longer than this after the last publish of a batch counts as an outage. */
+  confirmTimeoutMs?: number;
+  /** Cap on unconfirmed publishes; a silent broker cannot make us buffer without bound. */
+  maxInFlight?: number;
+  /** Wait before reconnecting: a channel opened during a quorum leader election can stay broken. */
+  reconnectDelayMs?: number;
+  maxReconnectDelayMs?: number;
+  /** A run of this many nacks recycles the connection (the broken-channel case above). */
+  recycleAfterNacks?: number;
+  /** Bodies above this are refused without sending: the broker would close the channel on them. */
+  maxMessageBytes?: number;
+  connectTimeoutMs?: number;
+  heartbeatSeconds?: number;
+  onWindow?: (inFlight: number) => void;
+}
+
+export interface ConfirmPublisher {
+  publishBatch(messages: OutgoingMessage[]): Promise<PublishOutcome[]>;
+  isConnected(): boolean;
+  /** Resolves true once a channel is open, false after `timeoutMs`. */
+  waitUntilConnected(timeoutMs: number): Promise<boolean>;
+  inFlight(): number;
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
+const jittered = (ms: number) => Math.round(ms * (0.8 + 0.4 * Math.random()));
+/** The node part of a URL, for logs: never the credentials. */
+const nodeOf = (url: string) => {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port}`;
+  } catch {
+    return "?";
+  }
+};
+
+/** A short heartbeat notices a dead node in seconds; a URL that sets its own keeps it. */
+function withHeartbeat(url: string, seconds: number): string {
+  if (/[?&]heartbeat=/.test(url)) return url;
+  return `${url}${url.includes("?") ? "&" : "?"}heartbeat=${seconds}`;
+}
+
+export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPublisher {
+  if (opts.urls.length === 0) throw new Error("confirm publisher needs at least one AMQP URL");
+  const log = opts.log ?? silentLog;
+  const confirmTimeoutMs = opts.confirmTimeoutMs ?? 10_000;
+  const maxInFlight = opts.maxInFlight ?? 2_000;
+  const reconnectDelayMs = opts.reconnectDelayMs ?? 1_500;
+  const maxReconnectDelayMs = opts.maxReconnectDelayMs ?? 15_000;
+  const recycleAfterNacks = opts.recycleAfterNacks ?? 5;
+  const maxMessageBytes = opts.maxMessageBytes ?? 16 * 1024 * 1024;
+
+  let closed = false;
+  let conn: ChannelModel | undefined;
+  let channel: ConfirmChannel | undefined;
+  let connecting: Promise<void> | undefined;
+  let urlIndex = 0;
+  let firstConnect = true;
+  let consecutiveNacks = 0;
+  let inFlight = 0;
+  let slotWaiters: (() => void)[] = [];
+  let connectedWaiters: (() => void)[] = [];
+  // basic.return precedes the basic.ack of the same message on its channel: remember it until the ack.
+  let returned = new Map<string, string>();
+
+  const setInFlight = (n: number) => {
+    inFlight = n;
+    opts.onWindow?.(n);
+    if (inFlight < maxInFlight && slotWaiters.length > 0) {
+      const ws = slotWaiters;
+      slotWaiters = [];
+      for (const w of ws) w();
+    }
+  };
+
+  function ensureConnecting(): void {
+    if (closed || channel || connecting) return;
+    connecting = connectLoop().finally(() => {
+      connecting = undefined;
+    });
+  }
+
+  async function connectLoop(): Promise<void> {
+    let delay = reconnectDelayMs;
+    let failures = 0;
+    if (!firstConnect) await sleep(jittered(reconnectDelayMs));
+    firstConnect = false;
+    while (!closed) {
+      const url = opts.urls[urlIndex % opts.urls.length] as string;
+      urlIndex++;
+      try {
+        const c = await amqp.connect(withHeartbeat(url, opts.heartbeatSeconds ?? 5), {
+          timeout: opts.connectTimeoutMs ?? 5_000,
+        });
+        if (closed) {
+          await c.close().catch(() => {});
+          return;
+        }
+        const ch = await c.createConfirmChannel();
+        attach(c, ch, url);
+        log("info", "amqp.connected", { node: nodeOf(url) });
+        return;
+      } catch (e) {
+        failures++;
+        log("warn", "amqp.connect_failed", { node: nodeOf(url), error: (e as Error).message });
+        // Each full round over the nodes that fails doubles the wait, up to the cap.
+        if (failures % opts.urls.length === 0) delay = Math.min(maxReconnectDelayMs, delay * 2);
+        await sleep(jittered(delay));
+      }
+    }
+  }
+
+  function attach(c: ChannelModel, ch: ConfirmChannel, url: string): void {
+    conn = c;
+    channel = ch;
+    returned = new Map();
+    consecutiveNacks = 0;
+    c.on("error", (err: Error) =>
+      log("warn", "amqp.connection_error", { node: nodeOf(url), error: err.message }),
+    );
+    // A graceful node stop reports CONNECTION_FORCED only as the close event's argument.
+    c.on("close", (err?: Error) => {
+      if (conn === c) lose(`connection closed${err ? `: ${err.message}` : ""}`, url);
+    });
+    c.on("blocked", (reason: string) => log("warn", "amqp.blocked", { node: nodeOf(url), reason }));
+    ch.on("error", (err: Error) =>
+      log("warn", "amqp.channel_error", { node: nodeOf(url), error: err.message }),
+    );
+    ch.on("close", () => {
+      if (channel === ch) lose("channel closed", url);
+    });
+    ch.on("return", (msg) => {
+      const id = msg.properties.messageId as string | undefined;
+      const fields = msg.fields as typeof msg.fields & { replyText?: string };
+      if (id)
+        returned.set(id, `unroutable: ${fields.replyText ?? "returned"} (routing key ${fields.routingKey})`);
+    });
+    const ws = connectedWaiters;
+    connectedWaiters = [];
+    for (const w of ws) w();
+  }
+
+  function lose(reason: string, url: string): void {
+    log("warn", "amqp.lost", { node: nodeOf(url), reason });
+    const c = conn;
+    const ch = channel;
+    conn = undefined;
+    channel = undefined;
+    // Closing the channel fails its unconfirmed publishes with "channel closed" -> unavailable.
+    void ch?.close().catch(() => {});
+    void c?.close().catch(() => {});
+    ensureConnecting();
+  }
+
+  /** Drops the current connection and moves on to the next node. */
+  function recycle(reason: string): void {
+    if (!conn) return;
+    lose(`recycled: ${reason}`, "current");
+  }
+
+  async function acquireSlot(deadline: number): Promise<boolean> {
+    while (inFlight >= maxInFlight) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await Promise.race([new Promise<void>((r) => slotWaiters.push(r)), sleep(left)]);
+    }
+    return true;
+  }
+
+  async function publishBatch(messages: OutgoingMessage[]): Promise<PublishOutcome[]> {
+    const out: (PublishOutcome | undefined)[] = new Array(messages.length).fill(undefined);
+    const ch = channel;
+    if (!ch) {
+      ensureConnecting();
+      return messages.map(() => ({ status: "unavailable", reason: "not connected" }));
+    }
+    let pending = 0;
+    let resolveAll: () => void = () => {};
+    const allSettled = new Promise<void>((r) => {
+      resolveAll = r;
+    });
+    const settle = (i: number, o: PublishOutcome) => {
+      if (out[i] !== undefined) return;
+      out[i] = o;
+      pending--;
+      setInFlight(inFlight - 1);
+      if (pending === 0) resolveAll();
+    };
+
+    let deadline = Date.now() + confirmTimeoutMs;
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i] as OutgoingMessage;
+      if (m.body.length > maxMessageBytes) {
+        out[i] = {
+          status: "refused",
+          reason: `message too large: ${m.body.length} > ${maxMessageBytes} bytes`,
+        };
+        continue;
+      }
+      if (channel !== ch || !(await acquireSlot(deadline))) {
+        out[i] = {
+          status: "unavailable",
+          reason: channel !== ch ? "channel lost" : "in-flight cap: no confirms",
+        };
+        continue;
+      }
+      pending++;
+      setInFlight(inFlight + 1);
+      try {
+        const writable = ch.publish(
+          opts.exchange,
+          m.routingKey,
+          m.body,
+          {
+            persistent: true,
+            mandatory: true,
+            messageId: m.messageId,
+            type: m.type,
+            correlationId: m.correlationId,
+            contentType: m.contentType ?? "application/json",
+            timestamp: m.timestamp,
+            headers: m.headers,
+          },
+          (err: Error | null) => {
+            if (!err) {
+              consecutiveNacks = 0;
+              const why = returned.get(m.messageId);
+              if (why !== undefined) {
+                returned.delete(m.messageId);
+                settle(i, { status: "refused", reason: why });
+              } else settle(i, { status: "confirmed" });
+            } else if (err.message === "message nacked") {
+              consecutiveNacks++;
+              settle(i, { status: "refused", reason: "nacked by the broker" });
+            } else settle(i, { status: "unavailable", reason: err.message });
+          },
+        );
+        if (!writable) await waitForDrain(ch, deadline);
+      } catch (e) {
+        // Thrown synchronously: a RangeError/TypeError is about this message (e.g. headers over 64 KiB);
+        // anything else (IllegalOperationError: channel closed) is about the connection.
+        const err = e as Error;
+        const aboutMessage = err instanceof RangeError || err instanceof TypeError;
+        pending--;
+        setInFlight(inFlight - 1);
+        out[i] = aboutMessage
+          ? { status: "refused", reason: err.message }
+          : { status: "unavailable", reason: err.message };
+      }
+      deadline = Date.now() + confirmTimeoutMs;
+    }
+
+    if (pending > 0) {
+      const timedOut = await Promise.race([
+        allSettled.then(() => false),
+        sleep(Math.max(0, deadline - Date.now())).then(() => true),
+      ]);
+      if (timedOut) {
+        for (let i = 0; i < out.length; i++) {
+          if (out[i] === undefined) settle(i, { status: "unavailable", reason: "confirm timeout" });
+        }
+        // Quorum lost or a broken channel: start over on another node rather than wait here forever.
+        if (channel === ch) recycle("confirm timeout");
+      }
+    }
+    if (consecutiveNacks >= recycleAfterNacks && channel === ch) {
+      consecutiveNacks = 0;
+      recycle("run of nacks");
+    }
+    return out as PublishOutcome[];
+  }
+
+  async function waitForDrain(ch: ConfirmChannel, deadline: number): Promise<void> {
+    await Promise.race([
+      new Promise<void>((r) => {
+        ch.once("drain", r);
+        ch.once("close", r);
+      }),
+      sleep(Math.max(0, deadline - Date.now())),
+    ]);
+  }
+
+  ensureConnecting();
+
+  return {
+    publishBatch,
+    isConnected: () => channel !== undefined,
+    waitUntilConnected: async (timeoutMs) => {
+      if (channel) return true;
+      ensureConnecting();
+      await Promise.race([new Promise<void>((r) => connectedWaiters.push(r)), sleep(timeoutMs)]);
+      return channel !== undefined;
+    },
+    inFlight: () => inFlight,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      const c = conn;
+      const ch = channel;
+      conn = undefined;
+      channel = undefined;
+      await ch?.close().catch(() => {});
+      await c?.close().catch(() => {});
+      await connecting?.catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,40 @@
+// @orderflow/outbox: write events in the business transaction, relay them to the broker.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export { type ArchiverConfig, createArchiver, DEFAULT_ARCHIVER_CONFIG } from "./archiver.ts";
+export { DEFAULT_BACKOFF_MS, nextRetryDelayMs } from "./backoff.ts";
+export {
+  type ConfirmPublisher,
+  type ConfirmPublisherOptions,
+  createConfirmPublisher,
+  type OutgoingMessage,
+  type PublishOutcome,
+} from "./confirm-publisher.ts";
+export { enqueue } from "./enqueue.ts";
+export { type OutboxEnv, readOutboxEnv } from "./env.ts";
+export { jsonLog, silentLog } from "./log.ts";
+export { createOutboxMetrics, type OutboxMetrics } from "./metrics.ts";
+export { createReconciler, DEFAULT_RECONCILER_CONFIG, type ReconcilerConfig } from "./reconciler.ts";
+export { redrive } from "./redrive.ts";
+export {
+  createRelay,
+  DEFAULT_RELAY_CONFIG,
+  type Relay,
+  type RelayConfig,
+  type RelayFaults,
+} from "./relay.ts";
+export { markDone } from "./sql/mark-done.ts";
+export { type OutboxStats, outboxStats } from "./sql/outbox-stats.ts";
+export type { RedriveFilter } from "./sql/redrive.ts";
+export { toMessage } from "./to-message.ts";
+export { type ClaimedRow, type Log, type LogLevel, type OutboxEvent, OutboxStatus } from "./types.ts";
+export { type RunTransaction, withOutbox } from "./with-outbox.ts";
+
+/** The outbox's Prisma-format migrations folder, for `applyMigrations({ migrationsDirs: [...] })`. */
+export const OUTBOX_MIGRATIONS_DIR = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "prisma",
+  "migrations",
+);

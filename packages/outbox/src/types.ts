@@ -1,0 +1,40 @@
+// The shapes shared across the outbox: what a caller enqueues, what the relay claims, how it logs.
+
+export const OutboxStatus = { pending: 0, sent: 1, done: 2, failed: 9 } as const;
+export type OutboxStatus = (typeof OutboxStatus)[keyof typeof OutboxStatus];
+
+/** An event as the business code hands it over. `eventType` is also the AMQP routing key. */
+export interface OutboxEvent {
+  eventType: string;
+  aggregateType: string;
+  aggregateId: string;
+  /** The full snapshot the consumer needs, not a diff: consumers must not call back for state. */
+  payload: unknown;
+  schemaVersion?: number;
+  /** Defaults to a fresh UUIDv4; it is also the AMQP message-id consumers deduplicate on. */
+  messageId?: string;
+  correlationId?: string;
+  /** The message id of the event that caused this one (for a saga reply: the request's id). */
+  causationId?: string;
+  /** W3C trace context of the writing request, captured now rather than at dispatch time. */
+  traceparent?: string;
+}
+
+/** A claimed row, ready to publish. */
+export interface ClaimedRow {
+  id: string;
+  messageId: string;
+  eventType: string;
+  aggregateType: string;
+  aggregateId: string;
+  /** The payload as JSON text, straight from jsonb: published as the message body without re-encoding. */
+  payload: string;
+  schemaVersion: number;
+  headers: Record<string, string>;
+  attempts: number;
+  createdAt: Date;
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+/** A structured log sink: one event name plus fields (messageId, correlationId, counts...). */
+export type Log = (level: LogLevel, event: string, fields?: Record<string, unknown>) => void;

@@ -1,0 +1,250 @@
+// Test fixtures over the real local stack: a fresh database per test file (migrated with the package's
+// own migrations), an admin consumer that counts deliveries per message id at the broker, polling with
+// a deadline, and small data factories.
+import { spawn as spawnChild } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { applyMigrations, pgTransaction } from "@orderflow/db";
+import { adminUrl, amqpUrls, openStack } from "@orderflow/infra";
+import amqp, { type Channel, type ChannelModel, type MessageProperties } from "amqplib";
+import pg from "pg";
+import { createConfirmPublisher, enqueue, OUTBOX_MIGRATIONS_DIR, type OutboxEvent } from "../src/index.ts";
+
+export const stack = openStack();
+export const EXCHANGE = "orderflow.events";
+/** order.created is bound to inventory.order-events only. */
+export const ROUTED_KEY = "order.created";
+export const ROUTED_QUEUE = "inventory.order-events";
+
+/** Polls `check` until it returns a truthy value; fails with `what` after the deadline. */
+export async function pollUntil<T>(
+  what: string,
+  check: () => Promise<T> | T,
+  { timeoutMs = 30_000, intervalMs = 50 } = {},
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v as NonNullable<T>;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`,
+      );
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+export interface TestDb {
+  url: string;
+  pool: pg.Pool;
+  drop(): Promise<void>;
+}
+
+/** A new database with the outbox migrations applied; `drop()` removes it. */
+export async function freshDatabase(prefix = "outbox_test"): Promise<TestDb> {
+  const name = `${prefix}_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const admin = new pg.Client({ connectionString: adminUrl(stack.pg) });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = adminUrl(stack.pg, name);
+  await applyMigrations({ databaseUrl: url, migrationsDirs: [OUTBOX_MIGRATIONS_DIR] });
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  return {
+    url,
+    pool,
+    async drop() {
+      await pool.end().catch(() => {});
+      const c = new pg.Client({ connectionString: adminUrl(stack.pg) });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export function buildEvent(overrides: Partial<OutboxEvent> = {}): OutboxEvent {
+  const orderId = randomUUID();
+  return {
+    eventType: ROUTED_KEY,
+    aggregateType: "order",
+    aggregateId: orderId,
+    payload: { orderId, lines: [{ sku: "SKU-1", qty: 2 }], total: 1999 },
+    correlationId: randomUUID(),
+    traceparent: `00-${randomUUID().replaceAll("-", "")}-${randomUUID().replaceAll("-", "").slice(0, 16)}-01`,
+    ...overrides,
+  };
+}
+
+/** Enqueues `n` events in transactions of `perTx` rows; returns the message ids in order. */
+export async function enqueueMany(
+  pool: pg.Pool,
+  n: number,
+  perTx = 100,
+  overrides: Partial<OutboxEvent> = {},
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += perTx) {
+    const batch = await pgTransaction(pool, async (tx) => {
+      const out: string[] = [];
+      for (let j = i; j < Math.min(n, i + perTx); j++) out.push(await enqueue(tx, buildEvent(overrides)));
+      return out;
+    });
+    ids.push(...batch);
+  }
+  return ids;
+}
+
+export async function statusCounts(pool: pg.Pool): Promise<Record<number, number>> {
+  const r = await pool.query<{ status: number; n: number }>(
+    "SELECT status, count(*)::int AS n FROM outbox GROUP BY status",
+  );
+  return Object.fromEntries(r.rows.map((x) => [x.status, x.n]));
+}
+
+export const orderPublisher = (extra: Partial<Parameters<typeof createConfirmPublisher>[0]> = {}) =>
+  createConfirmPublisher({ urls: amqpUrls(stack, "order"), exchange: EXCHANGE, ...extra });
+
+/**
+ * Counts deliveries per message id on a queue, consuming as the broker admin. A delivery with
+ * `redelivered` set is the broker handing the same publish out again, not a second publish, so it is
+ * counted apart. Reconnects to the next node if its node dies.
+ */
+export interface BrokerCounter {
+  /** Publishes per message id (first deliveries only). */
+  published: Map<string, number>;
+  /** The last delivery's AMQP properties and body per message id. */
+  messages: Map<string, { properties: MessageProperties; body: string; routingKey: string }>;
+  redeliveries: number;
+  total(): number;
+  distinct(): number;
+  duplicates(): string[];
+  close(): Promise<void>;
+}
+
+export async function countDeliveries(
+  queue: string,
+  { purge = true, startNode = 0 } = {},
+): Promise<BrokerCounter> {
+  const urls = amqpUrls(stack);
+  const published = new Map<string, number>();
+  const messages: BrokerCounter["messages"] = new Map();
+  let redeliveries = 0;
+  let closed = false;
+  let conn: ChannelModel | undefined;
+  let ch: Channel | undefined;
+  let next = startNode;
+
+  async function connect(): Promise<void> {
+    for (;;) {
+      const url = urls[next % urls.length] as string;
+      next++;
+      try {
+        const c = await amqp.connect(`${url}?heartbeat=5`);
+        const channel = await c.createChannel();
+        await channel.prefetch(500);
+        c.on("error", () => {});
+        c.on("close", () => {
+          if (!closed && conn === c) {
+            conn = undefined;
+            setTimeout(() => void connect(), 1_500);
+          }
+        });
+        await channel.consume(queue, (msg) => {
+          // The broker cancelled us (e.g. the queue's leader moved): start over on the next node.
+          if (!msg) return void c.close().catch(() => {});
+          const id = String(msg.properties.messageId);
+          if (msg.fields.redelivered) redeliveries++;
+          else published.set(id, (published.get(id) ?? 0) + 1);
+          messages.set(id, {
+            properties: msg.properties,
+            body: msg.content.toString(),
+            routingKey: msg.fields.routingKey,
+          });
+          channel.ack(msg);
+        });
+        conn = c;
+        ch = channel;
+        return;
+      } catch {
+        if (closed) return;
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+    }
+  }
+
+  if (purge) await purgeQueues([queue]);
+  await connect();
+  return {
+    published,
+    messages,
+    get redeliveries() {
+      return redeliveries;
+    },
+    total: () => [...published.values()].reduce((a, b) => a + b, 0),
+    distinct: () => published.size,
+    duplicates: () => [...published.entries()].filter(([, n]) => n > 1).map(([id]) => id),
+    async close() {
+      closed = true;
+      await ch?.close().catch(() => {});
+      await conn?.close().catch(() => {});
+    },
+  };
+}
+
+/** Runs `fn` with an admin channel on the first node that answers. */
+export async function withAdminChannel<T>(fn: (ch: Channel) => Promise<T>): Promise<T> {
+  let lastError: unknown;
+  for (const url of amqpUrls(stack)) {
+    let c: ChannelModel | undefined;
+    try {
+      c = await amqp.connect(url);
+      c.on("error", () => {});
+      const ch = await c.createChannel();
+      ch.on("error", () => {});
+      const r = await fn(ch);
+      await ch.close();
+      return r;
+    } catch (e) {
+      lastError = e;
+    } finally {
+      await c?.close().catch(() => {});
+    }
+  }
+  throw lastError;
+}
+
+export async function purgeQueues(queues: string[]): Promise<void> {
+  await withAdminChannel(async (ch) => {
+    for (const q of queues) await ch.purgeQueue(q);
+  });
+}
+
+/** The relay as a child process (`relay-main.ts` under tsx), so a test can SIGKILL it. */
+export function spawnRelay(env: Record<string, string>) {
+  const root = new URL("../../../", import.meta.url).pathname;
+  const child = spawnChild(process.execPath, ["--import", "tsx", "packages/outbox/src/relay-main.ts"], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? "",
+      OUTBOX_AMQP_URLS: amqpUrls(stack, "order").join(","),
+      OUTBOX_RECONCILE: "off",
+      OUTBOX_ARCHIVE: "off",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  return { child, output: () => output, exited };
+}

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  countDeliveries,
+  enqueueMany,
+  freshDatabase,
+  pollUntil,
+  ROUTED_QUEUE,
+  spawnRelay,
+  statusCounts,
+  type TestDb,
+} from "./helpers.ts";
+
+let db: TestDb;
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterAll(async () => db?.drop());
+
+describe("a relay process dying mid-flight", () => {
+  it("a relay killed with SIGKILL between publish and mark: after restart every message arrived, maybe twice, none missing", async () => {
+    const n = 300;
+    const ids = await enqueueMany(db.pool, n, 100);
+    const counter = await countDeliveries(ROUTED_QUEUE);
+    // A short lease so the restarted relay can take over the dead one's claims within the test.
+    const env = {
+      OUTBOX_DATABASE_URL: db.url,
+      OUTBOX_BATCH_SIZE: "100",
+      OUTBOX_LEASE_MS: "3000",
+      OUTBOX_POLL_MS: "100",
+    };
+    const first = spawnRelay({ ...env, OUTBOX_FAULT: "pause-after-publish" });
+    let second: ReturnType<typeof spawnRelay> | undefined;
+    try {
+      await pollUntil("the relay to pause after the broker confirmed a batch", () =>
+        first.output().includes("OUTBOX_FAULT paused-after-publish rows=100 confirmed=100"),
+      );
+      first.child.kill("SIGKILL");
+      await first.exited;
+      // The batch reached the broker, but nothing was recorded as sent.
+      await pollUntil("the first batch at the broker", () => counter.distinct() === 100);
+      expect((await statusCounts(db.pool))[1] ?? 0).toBe(0);
+
+      second = spawnRelay(env);
+      await pollUntil(
+        "every row marked sent after the restart",
+        async () => (await statusCounts(db.pool))[1] === n,
+        {
+          timeoutMs: 60_000,
+        },
+      );
+      await pollUntil("every message delivered", () => counter.distinct() === n);
+      const duplicates = counter.duplicates();
+      console.log(
+        `crash between publish and mark: ${n} delivered, ${duplicates.length} delivered twice (same id)`,
+      );
+      expect(new Set(counter.published.keys())).toEqual(new Set(ids));
+      // Only the batch that was in the crash window can be duplicated, and at most once more.
+      expect(duplicates.length).toBeLessThanOrEqual(100);
+      expect(Math.max(...counter.published.values())).toBeLessThanOrEqual(2);
+    } finally {
+      if (first.child.exitCode === null) first.child.kill("SIGKILL");
+      if (second) {
+        second.child.kill("SIGTERM");
+        await second.exited;
+      }
+      await counter.close();
+    }
+  });
+});
