@@ -10,6 +10,8 @@ export interface DedupCache {
   /** Call after the inbox row committed. Failures are ignored. */
   remember(consumer: string, messageId: string): Promise<void>;
   stats(): { hits: number; misses: number; errors: number };
+  /** Whether Redis is connected now (health reporting). */
+  available(): boolean;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export function createRedisDedupCache(opts: RedisDedupOptions): DedupCache {
       }
     },
     stats: () => ({ ...counters }),
+    available: () => redis.status === "ready",
     async close() {
       redis.disconnect();
     },
