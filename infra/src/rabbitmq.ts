@@ -277,9 +277,11 @@ export async function leaderOf(d: RabbitDeps, queue: string): Promise<string> {
       20_000,
     );
     if (r.code !== 0) continue;
-    const rows = JSON.parse(r.stdout) as { Node: string; "Raft State": string }[];
+    // RabbitMQ 3.10 names the column "Node Name"; keep "Node" for other versions.
+    const rows = JSON.parse(r.stdout) as { Node?: string; "Node Name"?: string; "Raft State": string }[];
     const leader = rows.find((x) => x["Raft State"] === "leader");
-    if (leader) return leader.Node;
+    const name = leader?.["Node Name"] ?? leader?.Node;
+    if (name) return name;
   }
   throw new Error(`no leader found for queue ${queue}`);
 }
