@@ -12,6 +12,8 @@ let db: TestDatabase;
 let broker: AdminBroker;
 let c: TestConsumer | undefined;
 let killed: string | undefined;
+let leader: string;
+let li: number;
 
 const nodeIndex = (name: string) => s.layout.rabbitmq.nodes.findIndex((n) => n.name === name);
 /** The URL list rotated so that node `first` comes first. */
@@ -19,11 +21,14 @@ const rotate = (urls: string[], first: number) => [...urls.slice(first), ...urls
 
 beforeAll(async () => {
   db = await createTestDatabase(s, "failover");
-  broker = await openAdminBroker(s);
+  leader = await leaderOf(s.rabbit, WORK_QUEUE);
+  li = nodeIndex(leader);
+  // The test's own admin connection sits on a node that survives.
+  broker = await openAdminBroker(s, (li + 2) % s.layout.rabbitmq.nodes.length);
   await purgeAll(broker, WORK_QUEUE);
 });
 afterAll(async () => {
-  await c?.stop();
+  await c?.stop().catch(() => {});
   if (killed) await startBrokerNode(killed, s);
   await purgeAll(broker, WORK_QUEUE).catch(() => {});
   await broker.close();
@@ -32,8 +37,6 @@ afterAll(async () => {
 
 describe("broker node failure", () => {
   it("the work queue's leader killed while consuming: the consumer moves to another node, no confirmed message lost, the gap reported", async () => {
-    const leader = await leaderOf(s.rabbit, WORK_QUEUE);
-    const li = nodeIndex(leader);
     const n = s.layout.rabbitmq.nodes.length;
     // Consumer on the leader (so it loses its connection); publisher on a follower.
     c = await startTestConsumer(s, db, {

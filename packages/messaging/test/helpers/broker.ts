@@ -20,6 +20,8 @@ export interface AdminBroker {
 export async function openAdminBroker(s: Stack, nodeIndex = 0): Promise<AdminBroker> {
   const urls = amqpUrls(s);
   const model = await amqp.connect(urls[nodeIndex] as string);
+  // A node killed under a test must not crash the test process through an unhandled `error`.
+  model.on("error", () => {});
   const ch = await model.createConfirmChannel();
   const confirm = (fn: (cb: (err: unknown) => void) => void) =>
     new Promise<void>((res, rej) => fn((err) => (err ? rej(new Error("nacked")) : res())));
