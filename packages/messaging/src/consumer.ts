@@ -51,6 +51,8 @@ export interface ConsumerOptions {
   isTransient?: (e: unknown) => boolean;
   /** Wait after a lost channel before re-subscribing on a live connection. Default 1500. */
   resubscribeDelayMs?: number;
+  /** Interval of the silent-channel watchdog (0 = off). Default 15000. */
+  silentChannelCheckMs?: number;
   shutdownTimeoutMs?: number;
   confirmTimeoutMs?: number;
   log?: Logger;
@@ -62,7 +64,7 @@ export interface ConsumerHealth {
   queue: string;
   consuming: boolean;
   inFlight: number;
-  counts: Record<Outcome["kind"], number>;
+  counts: Record<Outcome["kind"] | "recycled", number>;
   /** Each interruption of intake: when it began and how long until consuming again (ms). */
   gaps: { at: number; ms: number }[];
   lastDeliveryAt: number | undefined;
@@ -97,6 +99,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     retried: 0,
     parked: 0,
     requeued: 0,
+    recycled: 0,
   };
   const gaps: ConsumerHealth["gaps"] = [];
   let channel: Channel | undefined;
@@ -106,7 +109,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   let inFlight = 0;
   let lostAt: number | undefined;
   let lastDeliveryAt: number | undefined;
-  let subscribing = false;
+  let subscribing: Promise<void> | undefined;
+  let watchdog: NodeJS.Timeout | undefined;
   let resubscribeTimer: NodeJS.Timeout | undefined;
   const idleWaiters: (() => void)[] = [];
 
@@ -117,9 +121,15 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     } catch {}
   };
 
-  async function subscribe(): Promise<void> {
-    if (stopping || subscribing || channel) return;
-    subscribing = true;
+  function subscribe(): Promise<void> {
+    if (stopping || channel) return Promise.resolve();
+    subscribing ??= doSubscribe().finally(() => {
+      subscribing = undefined;
+    });
+    return subscribing;
+  }
+
+  async function doSubscribe(): Promise<void> {
     try {
       const ch = await conn.createChannel();
       ch.on("close", () => onChannelLost(ch));
@@ -143,9 +153,31 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     } catch (e) {
       log("warn", "subscribe failed; retrying", { queue: opts.queue, error: (e as Error).message });
       scheduleResubscribe();
-    } finally {
-      subscribing = false;
     }
+  }
+
+  // A channel opened during a leader election can stay silent: consuming, yet never delivering while
+  // the queue holds ready messages (shared notes). Idle with ready messages for a whole interval means
+  // that channel is broken: close it and subscribe again.
+  const watchdogMs = opts.silentChannelCheckMs ?? 15_000;
+  async function checkSilentChannel(): Promise<void> {
+    const ch = channel;
+    if (!ch || stopping || inFlight > 0) return;
+    if (lastDeliveryAt !== undefined && Date.now() - lastDeliveryAt < watchdogMs) return;
+    const ready = await Promise.race([
+      ch.checkQueue(opts.queue).then((q) => q.messageCount),
+      new Promise<number>((r) => setTimeout(() => r(-1), 5_000).unref()),
+    ]).catch(() => 0);
+    if (channel !== ch || inFlight > 0 || stopping) return;
+    if (ready !== 0 && (lastDeliveryAt === undefined || Date.now() - lastDeliveryAt >= watchdogMs)) {
+      log("warn", "consumer channel silent while messages wait; recycling it", { queue: opts.queue, ready });
+      counts.recycled += 1;
+      await ch.close().catch(() => {});
+    }
+  }
+  if (watchdogMs > 0) {
+    watchdog = setInterval(() => void checkSilentChannel(), watchdogMs);
+    watchdog.unref();
   }
 
   function onChannelLost(ch: Channel): void {
@@ -274,12 +306,15 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     stop() {
       stopped ??= (async () => {
         stopping = true;
+        if (watchdog) clearInterval(watchdog);
         if (resubscribeTimer) clearTimeout(resubscribeTimer);
         unsubscribeConnect();
         unsubscribeDisconnect();
         const ch = channel;
         // 1. stop intake
-        if (ch && consumerTag) await ch.cancel(consumerTag).catch(() => {});
+        const tag = consumerTag;
+        consumerTag = undefined;
+        if (ch && tag) await ch.cancel(tag).catch(() => {});
         // 2. let in-flight handlers finish (their acks need the channel still open)
         if (inFlight > 0) {
           await new Promise<void>((resolve) => {
