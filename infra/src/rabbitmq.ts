@@ -277,9 +277,11 @@ export async function leaderOf(d: RabbitDeps, queue: string): Promise<string> {
       20_000,
     );
     if (r.code !== 0) continue;
-    const rows = JSON.parse(r.stdout) as { "Node Name": string; "Raft State": string }[];
+    // RabbitMQ 3.10 names the column "Node Name"; keep "Node" for other versions.
+    const rows = JSON.parse(r.stdout) as { Node?: string; "Node Name"?: string; "Raft State": string }[];
     const leader = rows.find((x) => x["Raft State"] === "leader");
-    if (leader) return leader["Node Name"];
+    const name = leader?.["Node Name"] ?? leader?.Node;
+    if (name) return name;
   }
   throw new Error(`no leader found for queue ${queue}`);
 }
@@ -319,15 +321,11 @@ export async function importTopology(d: RabbitDeps): Promise<void> {
     const out = await ctl(d, "rabbitmqctl", seed.name, ["change_password", u, d.secrets.broker[s]]);
     if (out.code !== 0) throw new Error(`setting the password of broker user ${u} failed: ${out.stderr}`);
   }
-  await ensureQueueMembers(d, { rebalance: true });
+  await ensureQueueMembers(d);
 }
 
-/**
- * Grows any quorum queue that lacks a member and waits until every member is online. With `rebalance`,
- * then spreads leaders over the nodes when they sit on fewer than all of them (takes 30-40 s here, so
- * chaos restarts skip it: a concentrated but healthy cluster is fine for them).
- */
-export async function ensureQueueMembers(d: RabbitDeps, { rebalance = false } = {}): Promise<void> {
+/** Grows any quorum queue that lacks a member, then spreads leaders over the nodes. */
+export async function ensureQueueMembers(d: RabbitDeps): Promise<void> {
   const nodes = d.layout.rabbitmq.nodes;
   const short = (await listQueues(d)).filter((q) => q.type === "quorum" && q.members.length < nodes.length);
   if (short.length > 0) {
@@ -348,7 +346,6 @@ export async function ensureQueueMembers(d: RabbitDeps, { rebalance = false } = 
       ),
     { timeoutMs: 60_000, intervalMs: 500 },
   );
-  if (!rebalance) return;
   const leaders = new Set((await listQueues(d)).map((q) => q.leader));
   if (leaders.size < nodes.length) {
     const seed = nodes[0];

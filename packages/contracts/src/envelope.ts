@@ -1,0 +1,51 @@
+// How an event travels on AMQP: the payload is the body (JSON); everything about the message rides in
+// properties and headers, so a consumer can route, dedupe and park a message without parsing its body.
+
+export const HEADERS = {
+  schemaVersion: "x-schema-version",
+  correlationId: "x-correlation-id",
+  causationId: "x-causation-id",
+  traceparent: "traceparent",
+} as const;
+
+export const CONTENT_TYPE = "application/json";
+
+export interface Envelope {
+  /** The outbox row's id: the consumer's dedup key. */
+  messageId: string;
+  type: string;
+  schemaVersion: number;
+  /** Id shared by every message of one saga (the order's first message id, say). */
+  correlationId: string;
+  /** Id of the message that caused this one; equals messageId for a saga's first message. */
+  causationId: string;
+  /** W3C trace context captured when the outbox row was written. */
+  traceparent?: string;
+  /** Milliseconds since the epoch; when the event happened. */
+  timestamp?: number;
+}
+
+/** The AMQP publish options for an envelope (amqplib's `Options.Publish` shape). */
+export function amqpProperties(e: Envelope): {
+  messageId: string;
+  type: string;
+  contentType: string;
+  persistent: true;
+  timestamp?: number;
+  headers: Record<string, string | number>;
+} {
+  const headers: Record<string, string | number> = {
+    [HEADERS.schemaVersion]: e.schemaVersion,
+    [HEADERS.correlationId]: e.correlationId,
+    [HEADERS.causationId]: e.causationId,
+  };
+  if (e.traceparent) headers[HEADERS.traceparent] = e.traceparent;
+  return {
+    messageId: e.messageId,
+    type: e.type,
+    contentType: CONTENT_TYPE,
+    persistent: true,
+    ...(e.timestamp !== undefined ? { timestamp: Math.floor(e.timestamp / 1000) } : {}),
+    headers,
+  };
+}

@@ -1,0 +1,57 @@
+// The payload of every event in the order saga, one strict schema per event type and version.
+// Strict objects: a field a consumer does not know is a contract change, not something to ignore silently.
+import { z } from "zod";
+
+const id = z.string().min(1).max(200);
+const cents = z.number().int().min(0);
+const timestamp = z.iso.datetime({ offset: true });
+
+export const orderLine = z.strictObject({
+  sku: id,
+  quantity: z.number().int().min(1),
+  unitPrice: cents,
+});
+
+/** Full snapshot of the order, so inventory and points never call back into the order service. */
+export const orderCreatedV1 = z.strictObject({
+  orderId: id,
+  customerId: id,
+  lines: z.array(orderLine).min(1),
+  total: cents,
+  createdAt: timestamp,
+});
+
+export const orderConfirmedV1 = z.strictObject({ orderId: id, customerId: id, total: cents });
+
+export const orderCancelledV1 = z.strictObject({
+  orderId: id,
+  customerId: id,
+  reason: z.string().min(1),
+  /** Points were granted only for confirmed orders: tells the points service whether to reverse. */
+  wasConfirmed: z.boolean(),
+});
+
+export const inventoryReservedV1 = z.strictObject({
+  orderId: id,
+  lines: z.array(z.strictObject({ sku: id, quantity: z.number().int().min(1) })).min(1),
+});
+
+export const inventoryRejectedV1 = z.strictObject({
+  orderId: id,
+  reason: z.string().min(1),
+  sku: id.optional(),
+});
+
+export const inventoryReleasedV1 = z.strictObject({ orderId: id });
+
+export const pointsGrantedV1 = z.strictObject({
+  orderId: id,
+  customerId: id,
+  points: z.number().int().min(0),
+});
+
+export const pointsReversedV1 = z.strictObject({
+  orderId: id,
+  customerId: id,
+  points: z.number().int().min(0),
+});

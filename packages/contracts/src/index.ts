@@ -1,0 +1,11 @@
+export { amqpProperties, CONTENT_TYPE, type Envelope, HEADERS } from "./envelope.ts";
+export * from "./events.ts";
+export {
+  contracts,
+  currentVersion,
+  EVENT_TYPES,
+  type EventPayload,
+  type EventType,
+  isEventType,
+} from "./registry.ts";
+export { assertPayload, type InvalidReason, type Validated, validateEvent } from "./validate.ts";

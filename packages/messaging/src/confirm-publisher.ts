@@ -1,0 +1,154 @@
+// Publishing with publisher confirms over the failover connection. Each publish resolves only once the
+// broker confirmed it (for a quorum queue: replicated to a majority); it rejects on nack, on a closed
+// channel and after `confirmTimeoutMs`, because with quorum lost the broker answers nothing at all.
+// At most `maxInFlight` publishes wait for confirms; more wait for a slot (same timeout).
+// A channel that keeps getting nacks or timeouts is recycled: one opened during a leader election can
+// stay broken until the dead node returns (shared notes).
+import type { ConfirmChannel, Options } from "amqplib";
+import type { BrokerConnection } from "./connection.ts";
+import { MessagingError } from "./errors.ts";
+import type { Logger } from "./logger.ts";
+
+export interface ConfirmPublisherOptions {
+  confirmTimeoutMs?: number;
+  maxInFlight?: number;
+  /** Consecutive nacks/timeouts after which the channel is closed and a new one opened. Default 3. */
+  recycleAfterFailures?: number;
+  log?: Logger;
+}
+
+export interface ConfirmPublisher {
+  publish(exchange: string, routingKey: string, content: Buffer, options?: Options.Publish): Promise<void>;
+  stats(): { inFlight: number; confirmed: number; failed: number; recycled: number };
+  close(): Promise<void>;
+}
+
+export function createConfirmPublisher(
+  conn: BrokerConnection,
+  opts: ConfirmPublisherOptions = {},
+): ConfirmPublisher {
+  const timeoutMs = opts.confirmTimeoutMs ?? 10_000;
+  const maxInFlight = opts.maxInFlight ?? 200;
+  const recycleAfter = opts.recycleAfterFailures ?? 3;
+  const log = opts.log ?? (() => {});
+  let channel: Promise<ConfirmChannel> | undefined;
+  let inFlight = 0;
+  let failuresInARow = 0;
+  let closed = false;
+  const counters = { confirmed: 0, failed: 0, recycled: 0 };
+  const slotWaiters: (() => void)[] = [];
+  const pendingRejects = new Map<ConfirmChannel, Set<(e: Error) => void>>();
+
+  const unsubscribe = conn.onDisconnect(() => {
+    channel = undefined;
+  });
+
+  function getChannel(): Promise<ConfirmChannel> {
+    if (!channel) {
+      const p = conn.ready(timeoutMs).then(async () => {
+        const ch = await conn.createConfirmChannel();
+        pendingRejects.set(ch, new Set());
+        ch.on("close", () => {
+          if (channel === p) channel = undefined;
+          const rejects = pendingRejects.get(ch);
+          pendingRejects.delete(ch);
+          for (const r of rejects ?? [])
+            r(new MessagingError("CHANNEL_CLOSED", "channel closed before confirm"));
+        });
+        return ch;
+      });
+      p.catch(() => {
+        if (channel === p) channel = undefined;
+      });
+      channel = p;
+    }
+    return channel;
+  }
+
+  async function recycle(ch: ConfirmChannel): Promise<void> {
+    counters.recycled += 1;
+    failuresInARow = 0;
+    log("warn", "recycling a confirm channel after repeated nacks/timeouts");
+    channel = undefined;
+    await ch.close().catch(() => {});
+  }
+
+  async function acquireSlot(deadline: number): Promise<void> {
+    while (inFlight >= maxInFlight) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new MessagingError("IN_FLIGHT_FULL", `${inFlight} publishes await confirms`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        slotWaiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+    inFlight += 1;
+  }
+
+  function releaseSlot(): void {
+    inFlight -= 1;
+    slotWaiters.shift()?.();
+  }
+
+  return {
+    async publish(exchange, routingKey, content, options = {}) {
+      if (closed) throw new MessagingError("CLOSED", "publisher closed");
+      const deadline = Date.now() + timeoutMs;
+      await acquireSlot(deadline);
+      try {
+        const ch = await getChannel();
+        await new Promise<void>((resolve, reject) => {
+          const rejects = pendingRejects.get(ch);
+          let settled = false;
+          const settle = (err?: Error) => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            rejects?.delete(onClosed);
+            if (err) reject(err);
+            else resolve();
+          };
+          const onClosed = (e: Error) => settle(e);
+          rejects?.add(onClosed);
+          const timer = setTimeout(
+            () => settle(new MessagingError("CONFIRM_TIMEOUT", `no confirm within ${timeoutMs} ms`)),
+            Math.max(deadline - Date.now(), 1),
+          );
+          try {
+            ch.publish(exchange, routingKey, content, { persistent: true, ...options }, (err) =>
+              settle(err ? new MessagingError("PUBLISH_NACKED", "broker nacked the publish") : undefined),
+            );
+          } catch (e) {
+            settle(new MessagingError("CHANNEL_CLOSED", (e as Error).message));
+          }
+        }).then(
+          () => {
+            failuresInARow = 0;
+            counters.confirmed += 1;
+          },
+          async (e: MessagingError) => {
+            counters.failed += 1;
+            if (e.code === "PUBLISH_NACKED" || e.code === "CONFIRM_TIMEOUT") {
+              failuresInARow += 1;
+              if (failuresInARow >= recycleAfter) await recycle(ch);
+            }
+            throw e;
+          },
+        );
+      } finally {
+        releaseSlot();
+      }
+    },
+    stats: () => ({ inFlight, ...counters }),
+    async close() {
+      closed = true;
+      unsubscribe();
+      const p = channel;
+      channel = undefined;
+      if (p) await p.then((ch) => ch.close()).catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { openStack } from "@orderflow/infra";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Handlers, PARK_HEADERS, parkingQueue, TransientError } from "../src/index.ts";
+import { type AdminBroker, openAdminBroker, purgeAll } from "./helpers/broker.ts";
+import { startTestConsumer, type TestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
+import { createTestDatabase, recordEffect, type TestDatabase } from "./helpers/db.ts";
+import { buildOrderCreated } from "./helpers/factories.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+const s = openStack();
+let db: TestDatabase;
+let broker: AdminBroker;
+const running: TestConsumer[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase(s, "retry");
+  broker = await openAdminBroker(s);
+});
+beforeEach(() => purgeAll(broker, WORK_QUEUE));
+afterEach(async () => {
+  for (const c of running.splice(0)) await c.stop();
+});
+afterAll(async () => {
+  await purgeAll(broker, WORK_QUEUE);
+  await broker.close();
+  await db.drop();
+});
+
+interface Seen {
+  at: number;
+  attempt: number;
+  xDeath: { queue: string; reason: string; count: number }[];
+}
+
+describe("retry tiers", () => {
+  it("a transient failure is retried after 1 s then 5 s and succeeds; x-death shows each hop", async () => {
+    const seen: Seen[] = [];
+    const handlers: Handlers = {
+      "order.created": async (ev, tx) => {
+        const xDeath = ((ev.headers["x-death"] ?? []) as Record<string, unknown>[]).map((d) => ({
+          queue: String(d.queue),
+          reason: String(d.reason),
+          count: Number(d.count),
+        }));
+        seen.push({ at: Date.now(), attempt: ev.attempt, xDeath });
+        if (ev.attempt < 2) throw new TransientError("database unavailable");
+        await recordEffect(tx, "retry", ev.envelope.messageId, ev.payload.orderId);
+      },
+    };
+    const c = await startTestConsumer(s, db, { consumerName: "retry", handlers });
+    running.push(c);
+    const id = await broker.publishEvent("order.created", buildOrderCreated());
+    await waitFor("applied", () => c.outcomes.some((o) => o.kind === "done"), { timeoutMs: 30_000 });
+
+    expect(seen.map((x) => x.attempt)).toEqual([0, 1, 2]);
+    const [a, b, d] = seen as [Seen, Seen, Seen];
+    expect(b.at - a.at).toBeGreaterThanOrEqual(1_000);
+    expect(d.at - b.at).toBeGreaterThanOrEqual(5_000);
+    expect(c.outcomes.map((o) => o.kind)).toEqual(["retried", "retried", "done"]);
+    expect(c.outcomes[1]).toMatchObject({ tier: "5s", attempt: 2 });
+    const hops = d.xDeath.map((x) => `${x.queue}:${x.reason}:${x.count}`).sort();
+    expect(hops).toEqual([`${WORK_QUEUE}.retry.1s:expired:1`, `${WORK_QUEUE}.retry.5s:expired:1`]);
+    expect((await db.effects()).filter((e) => e.message_id === id)).toHaveLength(1);
+    console.log(
+      `retry timeline: ${seen.map((x) => `attempt ${x.attempt} at +${x.at - a.at} ms`).join(", ")}; x-death ${hops.join(", ")}`,
+    );
+  });
+
+  it("parks a message whose retries are exhausted, with the last error", async () => {
+    const handlers: Handlers = {
+      "order.created": async () => {
+        throw new TransientError("still down");
+      },
+    };
+    const c = await startTestConsumer(s, db, { consumerName: "exhausted", handlers, retrySchedule: ["1s"] });
+    running.push(c);
+    const id = await broker.publishEvent("order.created", buildOrderCreated());
+    await waitFor("parked", () => c.outcomes.some((o) => o.kind === "parked"), { timeoutMs: 20_000 });
+    expect(c.outcomes.map((o) => o.kind)).toEqual(["retried", "parked"]);
+    const [parked] = await waitFor("in the parking lot", async () => {
+      const m = await broker.drain(parkingQueue(WORK_QUEUE));
+      return m.length > 0 ? m : undefined;
+    });
+    expect(parked?.properties.messageId).toBe(id);
+    expect(parked?.properties.headers?.[PARK_HEADERS.reason]).toBe("attempts-exhausted");
+    expect(String(parked?.properties.headers?.[PARK_HEADERS.detail])).toMatch(/still down/);
+  });
+});
