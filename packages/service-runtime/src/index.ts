@@ -1,0 +1,5 @@
+export { checkBroker, checkDatabase } from "./dependencies.ts";
+export { flag, int, list, optional, type RawEnv, required } from "./env-parse.ts";
+export { migrateService, serviceMigrationDirs } from "./migrations.ts";
+export { type RuntimeOptions, type ServiceRuntime, startServiceRuntime } from "./runtime.ts";
+export { onShutdownSignals } from "./shutdown.ts";

@@ -1,0 +1,150 @@
+// What every service runs besides its HTTP routes: the outbox relay's fast path (in process, on its own
+// pool so a busy service pool cannot starve it), the consumer of its work queue with the inbox and the
+// Redis early skip, Prometheus metrics, readiness checks, and the shutdown order:
+// stop consuming (drain in-flight handlers) -> flush the fast path -> close broker -> close pools.
+import type { SqlTx } from "@orderflow/db";
+import {
+  type Consumer,
+  createBrokerConnection,
+  createRedisDedupCache,
+  type DedupCache,
+  type Handlers,
+  type Outcome,
+  startConsumer,
+} from "@orderflow/messaging";
+import {
+  createConfirmPublisher,
+  createOutboxMetrics,
+  createRelay,
+  type Log,
+  type Relay,
+  type RelayConfig,
+  type RunTransaction,
+  withOutbox,
+} from "@orderflow/outbox";
+import pg from "pg";
+import { Counter, collectDefaultMetrics, Registry } from "prom-client";
+
+export interface RuntimeOptions<Tx extends SqlTx> {
+  service: string;
+  databaseUrl: string;
+  amqpUrls: string[];
+  redisUrl: string | undefined;
+  /** This service's work queue and the handlers for the event types bound to it. */
+  queue: string;
+  handlers: Handlers;
+  /** The service's way to open a transaction, e.g. `(fn) => prisma.$transaction(fn)`. */
+  transaction: RunTransaction<Tx>;
+  log: Log;
+  /** Inbox retention; must outlive the redelivery horizon (checked by the consumer at start). */
+  inboxRetentionMs: number;
+  relayMaxBackoffMs: number;
+  reconciliationPeriodMs: number;
+  relay?: Partial<RelayConfig>;
+  /** Consumer prefetch; the messaging default (100) suits quorum queues. */
+  prefetch?: number;
+}
+
+export interface ServiceRuntime<Tx extends SqlTx> {
+  metrics: Registry;
+  relay: Relay;
+  consumer: Consumer;
+  /** Runs `work` in a transaction with an outbox bound to it; after commit the fast path publishes. */
+  inTransaction<T>(
+    work: (tx: Tx, enqueue: Parameters<Parameters<typeof withOutbox>[2]>[1]) => Promise<T>,
+  ): Promise<T>;
+  readiness: Record<string, () => Promise<boolean>>;
+  shutdown(): Promise<void>;
+}
+
+export async function startServiceRuntime<Tx extends SqlTx>(
+  opts: RuntimeOptions<Tx>,
+): Promise<ServiceRuntime<Tx>> {
+  const metrics = new Registry();
+  metrics.setDefaultLabels({ service: opts.service });
+  collectDefaultMetrics({ register: metrics });
+
+  // The relay's own pool: the HTTP path's pool (Prisma's) can be saturated without delaying publishes.
+  const relayPool = new pg.Pool({
+    connectionString: opts.databaseUrl,
+    max: 4,
+    application_name: `${opts.service}-relay`,
+  });
+  relayPool.on("error", (e) => opts.log("warn", "relay_pool.error", { error: e.message }));
+  const outboxMetrics = createOutboxMetrics({ registry: metrics, pool: relayPool });
+  const publisher = createConfirmPublisher({
+    urls: opts.amqpUrls,
+    exchange: "orderflow.events",
+    log: opts.log,
+    onWindow: (n) => outboxMetrics.confirmWindow.set(n),
+  });
+  // The dedicated relay process sweeps every second; this in-process relay exists for the fast path and
+  // sweeps slowly as a second line.
+  const relay = createRelay({
+    pool: relayPool,
+    publisher,
+    log: opts.log,
+    metrics: outboxMetrics,
+    config: { pollIntervalMs: 5_000, ...opts.relay },
+  });
+  relay.start();
+
+  const connection = createBrokerConnection({
+    urls: opts.amqpUrls,
+    name: `${opts.service}-consumer`,
+    log: opts.log,
+  });
+  const dedupCache: DedupCache | undefined = opts.redisUrl
+    ? createRedisDedupCache({ url: opts.redisUrl, ttlMs: opts.inboxRetentionMs, log: opts.log })
+    : undefined;
+  const outcomes = new Counter({
+    name: "consumer_messages_total",
+    help: "Messages handled by this service's consumer, by outcome (done, rejected, duplicate, retried, parked...)",
+    labelNames: ["queue", "outcome", "type"],
+    registers: [metrics],
+  });
+  await connection.ready(30_000);
+  const consumer = await startConsumer({
+    connection,
+    queue: opts.queue,
+    consumerName: opts.service,
+    handlers: opts.handlers,
+    transaction: opts.transaction as unknown as <T>(fn: (tx: SqlTx) => Promise<T>) => Promise<T>,
+    retention: {
+      retentionMs: opts.inboxRetentionMs,
+      relayMaxBackoffMs: opts.relayMaxBackoffMs,
+      reconciliationPeriodMs: opts.reconciliationPeriodMs,
+    },
+    ...(dedupCache ? { dedupCache } : {}),
+    ...(opts.prefetch ? { prefetch: opts.prefetch } : {}),
+    log: opts.log,
+    onOutcome: (o: Outcome) =>
+      outcomes.inc({ queue: opts.queue, outcome: o.kind, type: "type" in o ? o.type : "" }),
+  });
+
+  let shuttingDown: Promise<void> | undefined;
+  return {
+    metrics,
+    relay,
+    consumer,
+    inTransaction: (work) => withOutbox(opts.transaction, (ids) => relay.afterCommit(ids), work),
+    readiness: {
+      database: async () => {
+        await relayPool.query("SELECT 1");
+        return true;
+      },
+      broker: async () => connection.health().connected && publisher.isConnected(),
+    },
+    shutdown: () => {
+      shuttingDown ??= (async () => {
+        await consumer.stop();
+        await relay.stop(10_000);
+        await publisher.close();
+        await connection.close();
+        await dedupCache?.close();
+        await relayPool.end();
+      })();
+      return shuttingDown;
+    },
+  };
+}

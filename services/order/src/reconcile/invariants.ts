@@ -1,0 +1,69 @@
+// The business invariants across the three databases, checked from the order service's view:
+// - stock: for every SKU, units reserved = units of the CONFIRMED orders (nothing reserved twice or lost),
+//   and nothing is negative;
+// - points: every customer's balance = the rule (1 point per whole currency unit) over CONFIRMED orders.
+// Meaningful when the system has settled (no PENDING orders, no cancellations awaiting acknowledgements).
+import type { Db } from "../db.ts";
+import type { Peers } from "./peers.ts";
+
+export const pointsFor = (totalCents: number): number => Math.floor(totalCents / 100);
+
+export interface InvariantReport {
+  ok: boolean;
+  settled: boolean;
+  checkedAt: string;
+  violations: {
+    kind: "stock" | "negative-stock" | "points";
+    key: string;
+    expected: number;
+    actual: number;
+  }[];
+}
+
+export async function checkInvariants(db: Db, peers: Peers): Promise<InvariantReport> {
+  const unsettled = await db.order.count({
+    where: { OR: [{ status: "PENDING" }, { status: "CANCELLED", NOT: { cancelAcks: { isEmpty: true } } }] },
+  });
+  const reservedBySku = await db.$queryRawUnsafe<{ sku: string; units: bigint }[]>(
+    `SELECT l.sku, SUM(l.quantity)::bigint AS units
+       FROM order_lines l JOIN orders o ON o.id = l.order_id
+      WHERE o.status = 'CONFIRMED' GROUP BY l.sku`,
+  );
+  const pointsByCustomer = await db.$queryRawUnsafe<{ customer_id: string; points: bigint }[]>(
+    `SELECT customer_id, SUM(total / 100)::bigint AS points FROM orders WHERE status = 'CONFIRMED' GROUP BY customer_id`,
+  );
+  const [stock, balances] = await Promise.all([peers.stock(), peers.balances()]);
+  const violations: InvariantReport["violations"] = [];
+  const expectedReserved = new Map(reservedBySku.map((r) => [r.sku, Number(r.units)]));
+  for (const s of stock) {
+    if (s.available < 0 || s.reserved < 0) {
+      violations.push({
+        kind: "negative-stock",
+        key: s.sku,
+        expected: 0,
+        actual: Math.min(s.available, s.reserved),
+      });
+    }
+    const expected = expectedReserved.get(s.sku) ?? 0;
+    if (s.reserved !== expected) violations.push({ kind: "stock", key: s.sku, expected, actual: s.reserved });
+    expectedReserved.delete(s.sku);
+  }
+  for (const [sku, expected] of expectedReserved)
+    violations.push({ kind: "stock", key: sku, expected, actual: 0 });
+  const expectedPoints = new Map(pointsByCustomer.map((r) => [r.customer_id, Number(r.points)]));
+  for (const b of balances) {
+    const expected = expectedPoints.get(b.customerId) ?? 0;
+    if (b.balance !== expected)
+      violations.push({ kind: "points", key: b.customerId, expected, actual: b.balance });
+    expectedPoints.delete(b.customerId);
+  }
+  for (const [c, expected] of expectedPoints) {
+    if (expected !== 0) violations.push({ kind: "points", key: c, expected, actual: 0 });
+  }
+  return {
+    ok: violations.length === 0,
+    settled: unsettled === 0,
+    checkedAt: new Date().toISOString(),
+    violations,
+  };
+}

@@ -1,0 +1,98 @@
+// Reconciliation (对账): orders stuck past a threshold are checked against inventory and points, and
+// the missing step is repaired by re-sending the ORIGINAL event (same message id, so consumers that
+// already applied it skip it) or by asking the peer to re-send its reply. Every repair is logged and counted.
+import type { Log } from "@orderflow/outbox";
+import type { Db } from "../db.ts";
+import type { Peers } from "./peers.ts";
+
+export type RepairKind =
+  | "republish:order.created"
+  | "republish:order.confirmed"
+  | "republish:order.cancelled"
+  | "replay:inventory-reply"
+  | "replay:points-reply";
+
+export interface RepairDeps {
+  db: Db;
+  peers: Peers;
+  log: Log;
+  /** Wakes the relay after rows were put back to pending. */
+  wake: () => void;
+  onRepair: (kind: RepairKind) => void;
+}
+
+/** Puts an event's outbox row back to pending: the relay publishes it again under its own message id. */
+async function republish(db: Db, messageId: string | null): Promise<boolean> {
+  if (!messageId) return false;
+  const n = await db.$executeRawUnsafe(
+    `UPDATE outbox SET status = 0, next_attempt_at = now(), attempts = 0, last_error = NULL
+      WHERE message_id = $1::uuid AND status <> 0`,
+    messageId,
+  );
+  return n > 0;
+}
+
+export async function repairStaleOrders(deps: RepairDeps, opts: { staleAfterMs: number; batchSize: number }) {
+  const { db, peers, log } = deps;
+  const before = new Date(Date.now() - opts.staleAfterMs);
+  const stale = await db.order.findMany({
+    where: {
+      updatedAt: { lt: before },
+      OR: [
+        { status: "PENDING" },
+        { status: "CONFIRMED", pointsGranted: null },
+        { status: "CANCELLED", NOT: { cancelAcks: { isEmpty: true } } },
+      ],
+    },
+    orderBy: { updatedAt: "asc" },
+    take: opts.batchSize,
+  });
+  const repairs: { orderId: string; kind: RepairKind }[] = [];
+  const repaired = (orderId: string, kind: RepairKind, fields: Record<string, unknown> = {}) => {
+    repairs.push({ orderId, kind });
+    deps.onRepair(kind);
+    log("warn", "reconcile.repair", { orderId, kind, ...fields });
+  };
+  for (const o of stale) {
+    try {
+      if (o.status === "PENDING") {
+        const r = await peers.reservation(o.id);
+        if (!r && (await republish(db, o.createdMessageId))) repaired(o.id, "republish:order.created");
+        else if (r) {
+          await peers.replayInventoryReply(o.id);
+          repaired(o.id, "replay:inventory-reply", { reservation: r.status });
+        }
+      } else if (o.status === "CONFIRMED") {
+        const g = await peers.grant(o.id);
+        if (!g && (await republish(db, o.confirmedMessageId))) repaired(o.id, "republish:order.confirmed");
+        else if (g) {
+          await peers.replayPointsReply(o.id);
+          repaired(o.id, "replay:points-reply", { grant: g.status });
+        }
+      } else {
+        // CANCELLED with acknowledgements missing: re-send order.cancelled to whoever has not applied it,
+        // and ask whoever has to re-send its acknowledgement.
+        const [r, g] = await Promise.all([peers.reservation(o.id), peers.grant(o.id)]);
+        const inventoryApplied = !r || r.status !== "RESERVED";
+        const pointsApplied = !!g && g.status !== "GRANTED";
+        if (!(inventoryApplied && pointsApplied)) {
+          if (await republish(db, o.cancelledMessageId)) repaired(o.id, "republish:order.cancelled");
+        }
+        if (inventoryApplied && o.cancelAcks.includes("inventory.released")) {
+          await peers.replayInventoryReply(o.id);
+          repaired(o.id, "replay:inventory-reply");
+        }
+        if (pointsApplied && o.cancelAcks.includes("points.reversed")) {
+          await peers.replayPointsReply(o.id);
+          repaired(o.id, "replay:points-reply");
+        }
+      }
+      // Touch the order so the next run waits a full threshold before looking at it again.
+      await db.order.update({ where: { id: o.id }, data: { updatedAt: new Date() } });
+    } catch (e) {
+      log("error", "reconcile.failed", { orderId: o.id, error: (e as Error).message });
+    }
+  }
+  if (repairs.length > 0) deps.wake();
+  return { checked: stale.length, repairs };
+}

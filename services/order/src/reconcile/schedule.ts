@@ -1,0 +1,67 @@
+// Runs reconciliation and the invariant check on a schedule, with metrics; exposes both for on-demand use.
+import type { Log } from "@orderflow/outbox";
+import type { ServiceRuntime } from "@orderflow/service-runtime";
+import { Counter, Gauge, type Registry } from "prom-client";
+import type { Db, Tx } from "../db.ts";
+import type { OrderEnv } from "../env.ts";
+import { checkInvariants, type InvariantReport } from "./invariants.ts";
+import { httpPeers, type Peers } from "./peers.ts";
+import { repairStaleOrders } from "./repair-stale-orders.ts";
+
+export interface Reconciliation {
+  runOnce(): ReturnType<typeof repairStaleOrders>;
+  invariants(): Promise<InvariantReport>;
+  stop(): void;
+}
+
+export function startReconciliation(deps: {
+  db: Db;
+  runtime: Pick<ServiceRuntime<Tx>, "relay">;
+  env: Pick<OrderEnv, "reconcile" | "inventoryUrl" | "pointsUrl">;
+  log: Log;
+  metrics: Registry;
+  peers?: Peers;
+  schedule?: boolean;
+}): Reconciliation {
+  const peers = deps.peers ?? httpPeers(deps.env.inventoryUrl, deps.env.pointsUrl);
+  const repairs = new Counter({
+    name: "order_reconciliation_repairs_total",
+    help: "Orders repaired by reconciliation, by kind of repair",
+    labelNames: ["kind"],
+    registers: [deps.metrics],
+  });
+  const violations = new Gauge({
+    name: "order_invariant_violations",
+    help: "Violations found by the last stock-and-points invariant check (settled systems only)",
+    registers: [deps.metrics],
+  });
+  const runOnce = () =>
+    repairStaleOrders(
+      {
+        db: deps.db,
+        peers,
+        log: deps.log,
+        wake: () => deps.runtime.relay.wake(),
+        onRepair: (kind) => repairs.inc({ kind }),
+      },
+      deps.env.reconcile,
+    );
+  const invariants = async () => {
+    const report = await checkInvariants(deps.db, peers);
+    if (report.settled) violations.set(report.violations.length);
+    if (!report.ok) deps.log(report.settled ? "error" : "info", "invariants.violated", { ...report });
+    return report;
+  };
+  const timer =
+    deps.schedule === false
+      ? undefined
+      : setInterval(() => {
+          runOnce()
+            .then(() => invariants())
+            .catch((e: unknown) =>
+              deps.log("error", "reconcile.run_failed", { error: (e as Error).message }),
+            );
+        }, deps.env.reconcile.intervalMs);
+  timer?.unref();
+  return { runOnce, invariants, stop: () => timer && clearInterval(timer) };
+}
