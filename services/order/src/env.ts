@@ -1,18 +1,10 @@
 // The only reader of the environment in the order service (see .env.example for each variable).
-import { int, list, optional, type RawEnv, required } from "@orderflow/service-runtime";
+import { type CommonEnv, int, list, optional, type RawEnv, required } from "@orderflow/service-runtime";
 
-export interface OrderEnv {
-  host: string;
-  port: number;
-  databaseUrl: string;
-  amqpUrls: string[];
-  redisUrl: string | undefined;
+export interface OrderEnv extends CommonEnv {
   /** Base URLs the reconciliation job asks for the other services' view of an order. */
   inventoryUrl: string;
   pointsUrl: string;
-  logLevel: string;
-  inboxRetentionMs: number;
-  relayMaxBackoffMs: number;
   reconcile: { intervalMs: number; staleAfterMs: number; batchSize: number };
 }
 

@@ -2,6 +2,7 @@
 // the missing step is repaired by re-sending the ORIGINAL event (same message id, so consumers that
 // already applied it skip it) or by asking the peer to re-send its reply. Every repair is logged and counted.
 import type { Log } from "@orderflow/outbox";
+import { resendOutboxMessage } from "@orderflow/service-runtime";
 import type { Db } from "../db.ts";
 import type { Peers } from "./peers.ts";
 
@@ -21,16 +22,8 @@ export interface RepairDeps {
   onRepair: (kind: RepairKind) => void;
 }
 
-/** Puts an event's outbox row back to pending: the relay publishes it again under its own message id. */
-async function republish(db: Db, messageId: string | null): Promise<boolean> {
-  if (!messageId) return false;
-  const n = await db.$executeRawUnsafe(
-    `UPDATE outbox SET status = 0, next_attempt_at = now(), attempts = 0, last_error = NULL
-      WHERE message_id = $1::uuid AND status <> 0`,
-    messageId,
-  );
-  return n > 0;
-}
+const republish = (db: Db, messageId: string | null) =>
+  messageId ? resendOutboxMessage(db, messageId) : Promise.resolve(false);
 
 export async function repairStaleOrders(deps: RepairDeps, opts: { staleAfterMs: number; batchSize: number }) {
   const { db, peers, log } = deps;

@@ -1,0 +1,102 @@
+// The inventory API: stock per SKU (PUT is the admin/seed operation), reservations per order.
+import { HttpProblem } from "@orderflow/http";
+import { resendOutboxMessage, type ServiceRuntime } from "@orderflow/service-runtime";
+import type { FastifyInstance } from "fastify";
+import type { Db, Tx } from "./db.ts";
+
+const skuParams = {
+  type: "object",
+  required: ["sku"],
+  properties: { sku: { type: "string", minLength: 1, maxLength: 200 } },
+} as const;
+const orderParams = {
+  type: "object",
+  required: ["orderId"],
+  properties: { orderId: { type: "string", minLength: 1, maxLength: 200 } },
+} as const;
+const stockView = {
+  type: "object",
+  properties: { sku: { type: "string" }, available: { type: "integer" }, reserved: { type: "integer" } },
+} as const;
+
+export function registerInventoryRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; runtime: Pick<ServiceRuntime<Tx>, "relay"> },
+): void {
+  const { db } = deps;
+  const view = (s: { sku: string; available: number; reserved: number }) => ({
+    sku: s.sku,
+    available: s.available,
+    reserved: s.reserved,
+  });
+
+  app.get("/stock", { schema: { summary: "Every SKU's stock" } }, async () => ({
+    items: (await db.stock.findMany({ orderBy: { sku: "asc" } })).map(view),
+  }));
+
+  app.get(
+    "/stock/:sku",
+    { schema: { summary: "One SKU's stock", params: skuParams, response: { 200: stockView } } },
+    async (req) => {
+      const { sku } = req.params as { sku: string };
+      const s = await db.stock.findUnique({ where: { sku } });
+      if (!s) throw new HttpProblem("NOT_FOUND", `SKU ${sku} is unknown`);
+      return view(s);
+    },
+  );
+
+  app.put(
+    "/stock/:sku",
+    {
+      schema: {
+        summary: "Set the available stock of a SKU (admin / seed)",
+        params: skuParams,
+        body: {
+          type: "object",
+          additionalProperties: false,
+          required: ["available"],
+          properties: { available: { type: "integer", minimum: 0, maximum: 1_000_000_000 } },
+        },
+        response: { 200: stockView },
+      },
+    },
+    async (req) => {
+      const { sku } = req.params as { sku: string };
+      const { available } = req.body as { available: number };
+      return view(
+        await db.stock.upsert({ where: { sku }, create: { sku, available }, update: { available } }),
+      );
+    },
+  );
+
+  app.get(
+    "/reservations/:orderId",
+    { schema: { summary: "The reservation decided for an order", params: orderParams } },
+    async (req) => {
+      const { orderId } = req.params as { orderId: string };
+      const r = await db.reservation.findUnique({ where: { orderId } });
+      if (!r) throw new HttpProblem("NOT_FOUND", `no reservation for order ${orderId}`);
+      return {
+        orderId: r.orderId,
+        status: r.status,
+        reason: r.reason,
+        lines: r.lines,
+        createdAt: r.createdAt.toISOString(),
+        updatedAt: r.updatedAt.toISOString(),
+      };
+    },
+  );
+
+  app.post(
+    "/reservations/:orderId/replay-reply",
+    { schema: { summary: "Re-send the last reply for an order (reconciliation)", params: orderParams } },
+    async (req, reply) => {
+      const { orderId } = req.params as { orderId: string };
+      const r = await db.reservation.findUnique({ where: { orderId } });
+      if (!r) throw new HttpProblem("NOT_FOUND", `no reservation for order ${orderId}`);
+      const resent = await resendOutboxMessage(db, r.replyMessageId);
+      deps.runtime.relay.wake();
+      return reply.code(202).send({ orderId, messageId: r.replyMessageId, resent });
+    },
+  );
+}
