@@ -8,7 +8,8 @@ import { smoke } from "./smoke.ts";
 import { down, openStack, stackStatus, up } from "./stack.ts";
 
 const USAGE = `usage: pnpm stack <command>
-  up                    start PostgreSQL, Redis and the 3-node RabbitMQ cluster; returns when healthy
+  up [--no-apps]        start PostgreSQL, Redis, the 3-node RabbitMQ cluster, then the services and
+                        their relays (supervised, restarted when they die); returns when healthy
   down                  stop everything the stack started (epmd included)
   status [--json]       health, URLs, ports and PIDs of every part
   smoke                 one trip through every part, as the services use them
@@ -24,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   switch (cmd) {
     case "up": {
-      const { seconds, status } = await up(log);
+      const { seconds, status } = await up(log, { apps: !rest.includes("--no-apps") });
       log(`healthy in ${seconds.toFixed(1)} s`);
       printSummary(status);
       return 0;
@@ -97,6 +98,10 @@ function printSummary(s: Awaited<ReturnType<typeof stackStatus>>): void {
     ...s.rabbitmq.nodes.map(
       (n) =>
         `${n.name.padEnd(18)} ${n.running ? "up  " : "DOWN"} amqp :${n.amqpPort}  management :${n.managementPort}  pid ${n.pid ?? "-"}`,
+    ),
+    ...s.services.map(
+      (a) =>
+        `${a.name.padEnd(18)} ${a.healthy ? "up  " : "DOWN"} ${a.url ?? ""}  pid ${a.pid ?? "-"}  restarts ${a.restarts}`,
     ),
     `queues     ${s.rabbitmq.queues.length} (leaders: ${[...new Set(s.rabbitmq.queues.map((q) => q.leader))].join(", ")})`,
     "full details, credentials included: pnpm --silent stack status --json",

@@ -13,6 +13,8 @@ export interface InfraEnv {
   /** Local paths of Debian's programs; overridable for unusual installs. */
   postgresBinDir: string | undefined;
   rabbitmqBinDir: string;
+  /** Extra environment for the supervised services and relays (JSON object), e.g. the fault lab's switches. */
+  appsExtraEnv: Record<string, string>;
 }
 
 function int(name: string, fallback: number): number {
@@ -25,6 +27,15 @@ function int(name: string, fallback: number): number {
   return n;
 }
 
+function jsonObject(name: string): Record<string, string> {
+  const raw = process.env[name];
+  if (!raw) return {};
+  const v = JSON.parse(raw) as unknown;
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw new Error(`${name} must be a JSON object`);
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
+}
+
 export function readInfraEnv(): InfraEnv {
   return {
     stackDir: path.resolve(process.env.ORDERFLOW_STACK_DIR || path.join(repoRoot, ".stack")),
@@ -32,5 +43,6 @@ export function readInfraEnv(): InfraEnv {
     isRoot: typeof process.getuid === "function" && process.getuid() === 0,
     postgresBinDir: process.env.ORDERFLOW_PG_BIN_DIR || undefined,
     rabbitmqBinDir: process.env.ORDERFLOW_RABBITMQ_BIN_DIR || "/usr/lib/rabbitmq/bin",
+    appsExtraEnv: jsonObject("ORDERFLOW_APPS_ENV"),
   };
 }

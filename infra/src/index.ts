@@ -1,4 +1,6 @@
 // What tests, the fault lab and scripts use of the local stack.
+
+export { amqpUrlsFor as amqpUrls } from "./broker-urls.ts";
 export * from "./chaos.ts";
 export { readInfraEnv, repoRoot } from "./env.ts";
 export { type Layout, stackLayout } from "./layout.ts";
@@ -15,16 +17,3 @@ export {
   type ServiceName,
 } from "./services.ts";
 export { down, openStack, type Stack, type StackStatus, stackStatus, up } from "./stack.ts";
-
-import { BROKER_ADMIN, BROKER_VHOST, brokerUser, type ServiceName } from "./services.ts";
-import type { Stack } from "./stack.ts";
-
-/** AMQP URLs of every node, as the broker admin or as one service's user. */
-export function amqpUrls(s: Stack, as: ServiceName | "admin" = "admin"): string[] {
-  const [user, pass] =
-    as === "admin" ? [BROKER_ADMIN, s.secrets.brokerAdmin] : [brokerUser(as), s.secrets.broker[as]];
-  const cred = `${encodeURIComponent(user)}:${encodeURIComponent(pass)}`;
-  return s.layout.rabbitmq.nodes.map(
-    (n) => `amqp://${cred}@127.0.0.1:${n.amqpPort}/${encodeURIComponent(BROKER_VHOST)}`,
-  );
-}

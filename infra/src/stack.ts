@@ -88,6 +88,10 @@ export async function up(
       : [],
   );
   if (failed.length > 0) throw new Error(`stack up failed:\n  ${failed.join("\n  ")}`);
+  if (opts.apps !== false) {
+    log("infrastructure healthy; starting the services and their relays");
+    await startApps(s);
+  }
   const status = await stackStatus(s);
   if (!status.healthy)
     throw new Error(`stack up finished but is not healthy: ${JSON.stringify(status.problems)}`);
@@ -98,6 +102,7 @@ export async function down(): Promise<void> {
   const env = readInfraEnv();
   if (!readSecrets(stackLayout(env).secretsFile)) return; // never started here: nothing to stop
   const s = openStack(env, false);
+  await stopApps(s);
   await Promise.all([stopBroker(s.rabbit), stopPostgres(s.pg), stopRedis(s.layout)]);
   await stopEpmd(s.layout);
 }
@@ -133,15 +138,16 @@ export interface StackStatus {
     queues: { name: string; leader: string | null; members: string[]; online: string[]; messages: number }[];
     problems: string[];
   };
-  services: unknown[];
+  services: AppStatus[];
 }
 
 export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): Promise<StackStatus> {
   const { layout, secrets } = s;
-  const [pgHealth, redisOk, broker] = await Promise.all([
+  const [pgHealth, redisOk, broker, apps] = await Promise.all([
     postgresPid(layout) ? postgresHealth(s.pg) : undefined,
     redisPid(layout) ? pingRedis(layout.redis.port) : false,
     brokerHealth(s.rabbit),
+    appsStatus(s),
   ]);
   const admin = `${encodeURIComponent(BROKER_ADMIN)}:${encodeURIComponent(secrets.brokerAdmin)}`;
   const vhost = encodeURIComponent(BROKER_VHOST);
@@ -186,6 +192,8 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
   if (!pgHealth?.healthy) problems.push("postgres: not every service role can reach its database");
   if (!redisOk) problems.push("redis: no PONG");
   problems.push(...broker.problems.map((p) => `rabbitmq: ${p}`));
+  for (const a of apps)
+    if (!a.healthy) problems.push(`${a.name}: not ${a.kind === "service" ? "ready" : "running"}`);
   return {
     healthy: problems.length === 0,
     problems,
@@ -212,6 +220,6 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
       queues: broker.queues.map((q) => ({ ...q, leader: q.leader ?? null })),
       problems: broker.problems,
     },
-    services: [],
+    services: apps,
   };
 }

@@ -66,6 +66,7 @@ export function readOutboxEnv(env: Env = process.env, needsBroker = true): Outbo
       pollIntervalMs: num(env, "OUTBOX_POLL_MS"),
       leaseMs: num(env, "OUTBOX_LEASE_MS"),
       backoffMs: backoff,
+      doneOnConfirm: list(env, "OUTBOX_DONE_ON_CONFIRM"),
     }),
     publisher: defined({
       confirmTimeoutMs: num(env, "OUTBOX_CONFIRM_TIMEOUT_MS"),

@@ -32,6 +32,8 @@ export interface RelayConfig {
   probeBatchSize: number;
   /** Concurrent fast-path publishes; beyond this a commit only wakes the sweep. */
   fastPathConcurrency: number;
+  /** Event types no reply answers: confirmed means done (2) for them, not sent (1). */
+  doneOnConfirm: readonly string[];
 }
 
 export const DEFAULT_RELAY_CONFIG: RelayConfig = {
@@ -44,6 +46,7 @@ export const DEFAULT_RELAY_CONFIG: RelayConfig = {
   gateMaxMs: 15_000,
   probeBatchSize: 20,
   fastPathConcurrency: 4,
+  doneOnConfirm: [],
 };
 
 /** Named fault points for tests: armed by a test or by relay-main's OUTBOX_FAULT. */
@@ -131,6 +134,7 @@ export function createRelay(deps: {
       await markSent(
         pool,
         confirmed.map((r) => r.id),
+        cfg.doneOnConfirm,
       );
       metrics?.sent.inc(confirmed.length);
       for (const r of confirmed) metrics?.timeInOutbox.observe((now - r.createdAt.getTime()) / 1000);

@@ -34,6 +34,8 @@ export interface ServiceDefinition<Db, Tx extends SqlTx> {
   createDb: (url: string) => Db;
   transaction: (db: Db) => RunTransaction<Tx>;
   disconnect: (db: Db) => Promise<void>;
+  /** Event types this service publishes that no reply answers: done as soon as the broker confirms. */
+  doneOnConfirm?: readonly string[];
   /** Longest period after which a reconciliation job may re-send an event (inbox retention must exceed it). */
   reconciliationPeriodMs: number;
   routes: (app: FastifyInstance, deps: { db: Db; runtime: ServiceRuntime<Tx>; log: Log }) => { stop(): void } | undefined;
@@ -60,6 +62,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
     inboxRetentionMs: env.inboxRetentionMs,
     relayMaxBackoffMs: env.relayMaxBackoffMs,
     reconciliationPeriodMs: def.reconciliationPeriodMs,
+    relay: { doneOnConfirm: def.doneOnConfirm ?? [] },
   });
   const app = await createBaseApp({
     service: def.service,

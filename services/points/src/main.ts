@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { main } from "@orderflow/service-runtime";
 import { createDb, type Db, type Tx } from "./db.ts";
 import { readEnv } from "./env.ts";
-import { QUEUE } from "./events.ts";
+import { PUBLISHES, QUEUE } from "./events.ts";
 import { pointsHandlers } from "./handlers.ts";
 import { registerPointsRoutes } from "./routes.ts";
 
@@ -14,6 +14,8 @@ main<Db, Tx>(() => ({
   env: readEnv(),
   migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../prisma/migrations"),
   queue: QUEUE,
+  // Replies end the saga step: nothing answers them, so they are done once the broker confirms.
+  doneOnConfirm: PUBLISHES,
   handlers: pointsHandlers(),
   createDb: (url) => createDb(url),
   transaction: (db) => (fn) => db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 }),

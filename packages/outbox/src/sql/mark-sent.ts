@@ -1,12 +1,18 @@
 import type pg from "pg";
 
 // One statement for the whole confirmed batch. `status = 0` keeps a row a reply already marked done
-// (the reply can overtake our mark-sent) from going back to 1.
+// (the reply can overtake our mark-sent) from going back to 1. Event types that no reply will ever
+// answer (a saga's last replies) go straight to done: "sent, awaiting a reply" would be a lie that
+// reconciliation keeps acting on.
 const SQL = `
-UPDATE outbox SET status = 1, sent_at = now(), attempts = attempts + 1
+UPDATE outbox
+   SET status = CASE WHEN event_type = ANY($2::text[]) THEN 2 ELSE 1 END,
+       sent_at = now(),
+       done_at = CASE WHEN event_type = ANY($2::text[]) THEN now() ELSE done_at END,
+       attempts = attempts + 1
  WHERE id = ANY($1::bigint[]) AND status = 0`;
 
-export async function markSent(pool: pg.Pool, ids: string[]): Promise<number> {
+export async function markSent(pool: pg.Pool, ids: string[], doneOnConfirm: readonly string[] = []): Promise<number> {
   if (ids.length === 0) return 0;
-  return (await pool.query(SQL, [ids])).rowCount ?? 0;
+  return (await pool.query(SQL, [ids, doneOnConfirm])).rowCount ?? 0;
 }

@@ -1,0 +1,94 @@
+// Starting, stopping, inspecting and killing the supervised application processes.
+import fs from "node:fs";
+import path from "node:path";
+import type { ChaosEvent } from "../chaos.ts";
+import { repoRoot } from "../env.ts";
+import { isAlive, readPid, signal, spawnDaemon, stopPid, waitFor } from "../proc.ts";
+import type { Stack } from "../stack.ts";
+import { appDefinitions } from "./definitions.ts";
+import { appsDir, readState, supervisorPidFile } from "./state.ts";
+
+export interface AppStatus {
+  name: string;
+  kind: "service" | "relay";
+  url: string | null;
+  pid: number | null;
+  healthy: boolean;
+  restarts: number;
+}
+
+export function supervisorPid(s: Stack): number | undefined {
+  const pid = readPid(supervisorPidFile(s.layout));
+  return isAlive(pid) ? pid : undefined;
+}
+
+export async function appsStatus(s: Stack): Promise<AppStatus[]> {
+  const state = readState(s.layout);
+  if (!supervisorPid(s) || !state) return [];
+  return Promise.all(
+    appDefinitions(s).map(async (a) => {
+      const st = state.apps[a.name];
+      const pid = st?.pid && isAlive(st.pid) ? st.pid : null;
+      let healthy = pid !== null;
+      if (healthy && a.url) {
+        try {
+          healthy = (await fetch(`${a.url}/health/ready`, { signal: AbortSignal.timeout(2_000) })).ok;
+        } catch {
+          healthy = false;
+        }
+      }
+      return { name: a.name, kind: a.kind, url: a.url ?? null, pid, healthy, restarts: st?.restarts ?? 0 };
+    }),
+  );
+}
+
+/** Starts the supervisor (if not running) and waits until every service is ready and every relay runs. */
+export async function startApps(s: Stack, timeoutMs = 180_000): Promise<AppStatus[]> {
+  if (!supervisorPid(s)) {
+    fs.mkdirSync(appsDir(s.layout), { recursive: true });
+    spawnDaemon(
+      path.join(repoRoot, "node_modules/.bin/tsx"),
+      [path.join(repoRoot, "infra/src/apps/supervisor-main.ts")],
+      {
+        logFile: path.join(appsDir(s.layout), "supervisor.log"),
+        cwd: repoRoot,
+      },
+    );
+  }
+  return waitFor(
+    "every service ready and every relay running (see .stack/apps/*.log)",
+    async () => {
+      const st = await appsStatus(s);
+      return st.length > 0 && st.every((a) => a.healthy) ? st : undefined;
+    },
+    { timeoutMs, intervalMs: 1_000 },
+  );
+}
+
+export async function stopApps(s: Stack): Promise<void> {
+  const pid = supervisorPid(s);
+  const state = readState(s.layout);
+  await stopPid(pid, 25_000);
+  // If the supervisor had to be killed, its children may be left: end exactly those it recorded.
+  for (const a of Object.values(state?.apps ?? {})) if (a.pid) await stopPid(a.pid, 10_000);
+}
+
+/** SIGKILLs one application process ("order", "relay:order", ...); the supervisor restarts it. */
+export async function killApp(s: Stack, name: string): Promise<ChaosEvent> {
+  const startedAt = new Date().toISOString();
+  const st = readState(s.layout)?.apps[name];
+  if (!st)
+    throw new Error(
+      `unknown app "${name}"; apps: ${appDefinitions(s)
+        .map((a) => a.name)
+        .join(", ")}`,
+    );
+  if (!st.pid || !signal(st.pid, "SIGKILL")) throw new Error(`${name} is not running`);
+  return {
+    action: "kill",
+    target: name,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    detail: { pid: st.pid },
+  };
+}

@@ -1,0 +1,76 @@
+// The application processes the stack runs beside the infrastructure: the three services and one outbox
+// relay per service, with the environment each gets (the same variables docker-compose.yml sets).
+import path from "node:path";
+import { amqpUrlsFor } from "../broker-urls.ts";
+import { repoRoot } from "../env.ts";
+import { serviceUrl } from "../postgres.ts";
+import { redisUrl } from "../redis.ts";
+import { SERVICE_NAMES, type ServiceName } from "../services.ts";
+import type { Stack } from "../stack.ts";
+
+export interface AppDefinition {
+  name: string; // "order" or "relay:order"
+  kind: "service" | "relay";
+  service: ServiceName;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** For services: their HTTP base URL (readiness at /health/ready). */
+  url?: string;
+}
+
+/** Events no reply answers: their outbox rows are done once confirmed (see packages/outbox relay). */
+const TERMINAL_EVENTS: Record<ServiceName, string[]> = {
+  order: [],
+  inventory: ["inventory.reserved", "inventory.rejected", "inventory.released"],
+  points: ["points.granted", "points.reversed"],
+};
+
+const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
+
+export function appDefinitions(s: Stack, extraEnv: Record<string, string> = {}): AppDefinition[] {
+  const host = "127.0.0.1";
+  const url = (svc: ServiceName) => `http://${host}:${s.layout.servicePorts[svc]}`;
+  return SERVICE_NAMES.flatMap((svc): AppDefinition[] => {
+    const P = svc.toUpperCase();
+    const db = serviceUrl(s.pg, svc);
+    const amqp = amqpUrlsFor(s, svc).join(",");
+    return [
+      {
+        name: svc,
+        kind: "service",
+        service: svc,
+        command: tsx,
+        args: [path.join(repoRoot, `services/${svc}/src/main.ts`)],
+        url: url(svc),
+        env: {
+          [`${P}_HOST`]: host,
+          [`${P}_PORT`]: String(s.layout.servicePorts[svc]),
+          [`${P}_DATABASE_URL`]: db,
+          [`${P}_AMQP_URLS`]: amqp,
+          REDIS_URL: redisUrl(s.layout),
+          INVENTORY_URL: url("inventory"),
+          POINTS_URL: url("points"),
+          LOG_LEVEL: "info",
+          ...extraEnv,
+        },
+      },
+      {
+        name: `relay:${svc}`,
+        kind: "relay",
+        service: svc,
+        command: tsx,
+        args: [path.join(repoRoot, "packages/outbox/src/relay-main.ts")],
+        env: {
+          OUTBOX_DATABASE_URL: db,
+          OUTBOX_AMQP_URLS: amqp,
+          OUTBOX_DONE_ON_CONFIRM: TERMINAL_EVENTS[svc].join(","),
+          // The order service's reconciliation re-sends what is missing, with knowledge of the saga.
+          OUTBOX_RECONCILE: "off",
+          OUTBOX_LOG_LEVEL: "info",
+          ...extraEnv,
+        },
+      },
+    ];
+  });
+}

@@ -1,0 +1,35 @@
+// The supervisor's state file: which application processes run under which PID, and how often they
+// were restarted. Written by the supervisor only; read by `stack status` and the chaos controls.
+import fs from "node:fs";
+import path from "node:path";
+import type { Layout } from "../layout.ts";
+
+export interface AppState {
+  pid: number | null;
+  restarts: number;
+  startedAt: string | null;
+  lastExit: { code: number | null; signal: string | null; at: string } | null;
+}
+
+export interface SupervisorState {
+  supervisorPid: number;
+  apps: Record<string, AppState>;
+}
+
+export const appsDir = (layout: Layout) => path.join(layout.stackDir, "apps");
+export const stateFile = (layout: Layout) => path.join(appsDir(layout), "state.json");
+export const supervisorPidFile = (layout: Layout) => path.join(appsDir(layout), "supervisor.pid");
+
+export function readState(layout: Layout): SupervisorState | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(stateFile(layout), "utf8")) as SupervisorState;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeState(layout: Layout, state: SupervisorState): void {
+  const tmp = `${stateFile(layout)}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(state, null, 2));
+  fs.renameSync(tmp, stateFile(layout)); // atomic: a reader never sees half a file
+}

@@ -1,0 +1,94 @@
+// The stack's process supervisor, like compose's `restart: unless-stopped`: starts the services, then
+// each service's relay once that service is ready, and restarts any of them that dies (backoff 1 s
+// doubling to 10 s, reset after 30 s up). SIGTERM stops them all gracefully, then exits.
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { readInfraEnv } from "../env.ts";
+import { openStack } from "../stack.ts";
+import { type AppDefinition, appDefinitions } from "./definitions.ts";
+import { type AppState, appsDir, type SupervisorState, supervisorPidFile, writeState } from "./state.ts";
+
+const env = readInfraEnv();
+const stack = openStack(env, false);
+const apps = appDefinitions(stack, env.appsExtraEnv);
+const state: SupervisorState = {
+  supervisorPid: process.pid,
+  apps: Object.fromEntries(
+    apps.map((a): [string, AppState] => [
+      a.name,
+      { pid: null, restarts: 0, startedAt: null, lastExit: null },
+    ]),
+  ),
+};
+const children = new Map<string, ChildProcess>();
+let stopping = false;
+const save = () => writeState(stack.layout, state);
+const log = (msg: string) => process.stdout.write(`${new Date().toISOString()} supervisor ${msg}\n`);
+
+function start(app: AppDefinition, attempt = 0): void {
+  if (stopping) return;
+  const logFile = path.join(appsDir(stack.layout), `${app.name.replace(":", "-")}.log`);
+  const fd = fs.openSync(logFile, "a");
+  const child = spawn(app.command, app.args, {
+    env: { ...process.env, ...app.env },
+    stdio: ["ignore", fd, fd],
+    cwd: path.dirname(app.args[0] ?? "."),
+  });
+  fs.closeSync(fd);
+  const startedAt = Date.now();
+  children.set(app.name, child);
+  const s = state.apps[app.name] as AppState;
+  s.pid = child.pid ?? null;
+  s.startedAt = new Date(startedAt).toISOString();
+  save();
+  log(`started ${app.name} pid ${child.pid}`);
+  child.on("exit", (code, signal) => {
+    children.delete(app.name);
+    s.pid = null;
+    s.lastExit = { code, signal, at: new Date().toISOString() };
+    save();
+    if (stopping) return;
+    const next = Date.now() - startedAt > 30_000 ? 0 : attempt + 1;
+    const delay = Math.min(1_000 * 2 ** Math.max(next - 1, 0), 10_000);
+    log(`${app.name} exited (code ${code}, signal ${signal}); restarting in ${delay} ms`);
+    setTimeout(() => {
+      s.restarts += 1;
+      start(app, next);
+    }, delay);
+  });
+}
+
+async function ready(url: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !stopping) {
+    try {
+      const res = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2_000) });
+      if (res.ok) return true;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
+}
+
+async function stopAll(): Promise<void> {
+  stopping = true;
+  for (const c of children.values()) c.kill("SIGTERM");
+  const deadline = Date.now() + 15_000;
+  while (children.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  for (const c of children.values()) c.kill("SIGKILL");
+  save();
+  fs.rmSync(supervisorPidFile(stack.layout), { force: true });
+  process.exit(0);
+}
+
+process.on("SIGTERM", () => void stopAll());
+process.on("SIGINT", () => void stopAll());
+fs.writeFileSync(supervisorPidFile(stack.layout), `${process.pid}\n`);
+save();
+for (const app of apps.filter((a) => a.kind === "service")) start(app);
+for (const app of apps.filter((a) => a.kind === "relay")) {
+  const service = apps.find((a) => a.kind === "service" && a.service === app.service);
+  // The relay needs the outbox table, which the service's migrations create.
+  void ready(service?.url ?? "", 120_000).then(() => start(app));
+}
