@@ -1,6 +1,7 @@
 // The local stack as a whole: up (idempotent, returns when healthy), down (stops exactly what it
 // started), status (machine-readable). Exported for tests and the fault lab.
 import fs from "node:fs";
+import { type AppStatus, appsStatus, startApps, stopApps } from "./apps/control.ts";
 import { ensureInstalled, postgresBinDir, requirements } from "./debian-packages.ts";
 import { type InfraEnv, readInfraEnv } from "./env.ts";
 import { allPorts, FORBIDDEN_PORTS, type Layout, stackLayout } from "./layout.ts";
@@ -65,6 +66,7 @@ function checkPorts(layout: Layout): void {
 
 export async function up(
   log: (m: string) => void = () => {},
+  opts: { apps?: boolean } = {},
 ): Promise<{ seconds: number; status: StackStatus }> {
   const t0 = Date.now();
   const env = readInfraEnv();
