@@ -1,6 +1,6 @@
 // Chaos controls on the real processes of the local stack, for the fault tests and for users
 // (`pnpm stack chaos <action>`). Each returns what it did, with timestamps for a fault timeline.
-import { killApp } from "./apps/control.ts";
+import { killApp, startApp, stopApp } from "./apps/control.ts";
 import { restartPostgres } from "./postgres.ts";
 import { ensureQueueMembers, killNode, leaderOf, startNodes, stopBroker, stopNode } from "./rabbitmq.ts";
 import { startRedis, stopRedis } from "./redis.ts";
@@ -75,12 +75,22 @@ export const restartPostgresServer = (s: Stack = openStack()) =>
   timed("restart-postgres", "postgres", async () => void (await restartPostgres(s.pg)));
 
 export const killApplication = (name: string, s: Stack = openStack()) => killApp(s, name);
+export const stopApplication = (name: string, s: Stack = openStack()) => stopApp(s, name);
+export const startApplication = (name: string, s: Stack = openStack()) => startApp(s, name);
 
 export const CHAOS_ACTIONS: Record<string, { usage: string; run: (args: string[]) => Promise<ChaosEvent> }> =
   {
     kill: {
       usage: "kill <order|inventory|points|relay:SERVICE>  SIGKILL a service or relay (restarted)",
       run: ([n]) => killApplication(req(n)),
+    },
+    stop: {
+      usage: "stop <app>                           stop a service or relay and keep it down",
+      run: ([n]) => stopApplication(req(n)),
+    },
+    start: {
+      usage: "start <app>                          let a stopped service or relay run again",
+      run: ([n]) => startApplication(req(n)),
     },
     "kill-node": {
       usage: "kill-node <rabbit-N|leader:QUEUE>   kill -9 one broker node",

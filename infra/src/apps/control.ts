@@ -6,7 +6,7 @@ import { repoRoot } from "../env.ts";
 import { isAlive, readPid, signal, spawnDaemon, stopPid, waitFor } from "../proc.ts";
 import type { Stack } from "../stack.ts";
 import { appDefinitions } from "./definitions.ts";
-import { appsDir, readState, supervisorPidFile } from "./state.ts";
+import { appsDir, readHeld, readState, supervisorPidFile, writeHeld } from "./state.ts";
 
 export interface AppStatus {
   name: string;
@@ -68,6 +68,7 @@ export async function startApps(s: Stack, timeoutMs = 180_000): Promise<AppStatu
 export async function stopApps(s: Stack): Promise<void> {
   const pid = supervisorPid(s);
   const state = readState(s.layout);
+  writeHeld(s.layout, []);
   await stopPid(pid, 25_000);
   // If the supervisor had to be killed, its children may be left: end exactly those it recorded.
   for (const a of Object.values(state?.apps ?? {})) if (a.pid) await stopPid(a.pid, 10_000);
@@ -91,4 +92,43 @@ export async function killApp(s: Stack, name: string): Promise<ChaosEvent> {
     finishedAt: new Date().toISOString(),
     detail: { pid: st.pid },
   };
+}
+
+/** Stops one app and keeps it down (the supervisor does not restart it) until `startApp`. */
+export async function stopApp(s: Stack, name: string): Promise<ChaosEvent> {
+  const startedAt = new Date().toISOString();
+  known(s, name);
+  writeHeld(s.layout, [...readHeld(s.layout), name]);
+  const pid = readState(s.layout)?.apps[name]?.pid ?? undefined;
+  await stopPid(pid, 20_000);
+  return { action: "stop", target: name, startedAt, finishedAt: new Date().toISOString(), detail: { pid } };
+}
+
+/** Releases an app stopped with `stopApp` and waits until it runs (and, for a service, is ready). */
+export async function startApp(s: Stack, name: string): Promise<ChaosEvent> {
+  const startedAt = new Date().toISOString();
+  known(s, name);
+  writeHeld(
+    s.layout,
+    readHeld(s.layout).filter((n) => n !== name),
+  );
+  await waitFor(
+    `${name} to run again`,
+    async () => (await appsStatus(s)).find((a) => a.name === name)?.healthy,
+    {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    },
+  );
+  return { action: "start", target: name, startedAt, finishedAt: new Date().toISOString() };
+}
+
+function known(s: Stack, name: string): void {
+  if (!appDefinitions(s).some((a) => a.name === name)) {
+    throw new Error(
+      `unknown app "${name}"; apps: ${appDefinitions(s)
+        .map((a) => a.name)
+        .join(", ")}`,
+    );
+  }
 }

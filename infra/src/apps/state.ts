@@ -33,3 +33,18 @@ export function writeState(layout: Layout, state: SupervisorState): void {
   fs.writeFileSync(tmp, JSON.stringify(state, null, 2));
   fs.renameSync(tmp, stateFile(layout)); // atomic: a reader never sees half a file
 }
+
+const heldFile = (layout: Layout) => path.join(appsDir(layout), "held.json");
+
+/** Apps an operator stopped on purpose: the supervisor does not restart them until released. */
+export function readHeld(layout: Layout): string[] {
+  try {
+    return JSON.parse(fs.readFileSync(heldFile(layout), "utf8")) as string[];
+  } catch {
+    return [];
+  }
+}
+
+export function writeHeld(layout: Layout, names: string[]): void {
+  fs.writeFileSync(heldFile(layout), JSON.stringify([...new Set(names)]));
+}

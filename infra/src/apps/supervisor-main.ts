@@ -7,7 +7,14 @@ import path from "node:path";
 import { readInfraEnv } from "../env.ts";
 import { openStack } from "../stack.ts";
 import { type AppDefinition, appDefinitions } from "./definitions.ts";
-import { type AppState, appsDir, type SupervisorState, supervisorPidFile, writeState } from "./state.ts";
+import {
+  type AppState,
+  appsDir,
+  readHeld,
+  type SupervisorState,
+  supervisorPidFile,
+  writeState,
+} from "./state.ts";
 
 const env = readInfraEnv();
 const stack = openStack(env, false);
@@ -22,6 +29,7 @@ const state: SupervisorState = {
   ),
 };
 const children = new Map<string, ChildProcess>();
+const restarting = new Set<string>();
 let stopping = false;
 const save = () => writeState(stack.layout, state);
 const log = (msg: string) => process.stdout.write(`${new Date().toISOString()} supervisor ${msg}\n`);
@@ -48,16 +56,38 @@ function start(app: AppDefinition, attempt = 0): void {
     s.pid = null;
     s.lastExit = { code, signal, at: new Date().toISOString() };
     save();
-    if (stopping) return;
+    if (stopping || isHeld(app.name)) return;
     const next = Date.now() - startedAt > 30_000 ? 0 : attempt + 1;
     const delay = Math.min(1_000 * 2 ** Math.max(next - 1, 0), 10_000);
     log(`${app.name} exited (code ${code}, signal ${signal}); restarting in ${delay} ms`);
+    restarting.add(app.name);
     setTimeout(() => {
+      restarting.delete(app.name);
+      if (isHeld(app.name) || children.has(app.name)) return;
       s.restarts += 1;
       start(app, next);
     }, delay);
   });
 }
+
+// `stack chaos stop <app>` holds an app down (like `docker compose stop`) until `stack chaos start <app>`.
+function isHeld(name: string): boolean {
+  return readHeld(stack.layout).includes(name);
+}
+setInterval(() => {
+  for (const app of apps) {
+    const s = state.apps[app.name] as AppState;
+    if (
+      !stopping &&
+      s.startedAt !== null &&
+      !children.has(app.name) &&
+      !isHeld(app.name) &&
+      !restarting.has(app.name)
+    ) {
+      start(app);
+    }
+  }
+}, 500).unref();
 
 async function ready(url: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

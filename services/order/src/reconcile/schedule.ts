@@ -9,7 +9,8 @@ import { httpPeers, type Peers } from "./peers.ts";
 import { repairStaleOrders } from "./repair-stale-orders.ts";
 
 export interface Reconciliation {
-  runOnce(): ReturnType<typeof repairStaleOrders>;
+  /** One pass; `staleAfterMs` overrides the configured threshold (operators, tests). */
+  runOnce(staleAfterMs?: number): ReturnType<typeof repairStaleOrders>;
   invariants(): Promise<InvariantReport>;
   stop(): void;
 }
@@ -35,7 +36,7 @@ export function startReconciliation(deps: {
     help: "Violations found by the last stock-and-points invariant check (settled systems only)",
     registers: [deps.metrics],
   });
-  const runOnce = () =>
+  const runOnce = (staleAfterMs?: number) =>
     repairStaleOrders(
       {
         db: deps.db,
@@ -44,7 +45,7 @@ export function startReconciliation(deps: {
         wake: () => deps.runtime.relay.wake(),
         onRepair: (kind) => repairs.inc({ kind }),
       },
-      deps.env.reconcile,
+      { ...deps.env.reconcile, ...(staleAfterMs !== undefined ? { staleAfterMs } : {}) },
     );
   const invariants = async () => {
     const report = await checkInvariants(deps.db, peers);
