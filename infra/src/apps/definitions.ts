@@ -26,7 +26,10 @@ const TERMINAL_EVENTS: Record<ServiceName, string[]> = {
   points: ["points.granted", "points.reversed"],
 };
 
-const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
+// Node itself with tsx as a loader, not the tsx wrapper: the wrapper runs the program in a child process,
+// so a SIGKILL (chaos `kill`) would hit the wrapper and leave the real process running.
+const node = process.execPath;
+const run = (file: string) => ["--import", "tsx", path.join(repoRoot, file)];
 
 export function appDefinitions(s: Stack, extraEnv: Record<string, string> = {}): AppDefinition[] {
   const host = "127.0.0.1";
@@ -40,8 +43,8 @@ export function appDefinitions(s: Stack, extraEnv: Record<string, string> = {}):
         name: svc,
         kind: "service",
         service: svc,
-        command: tsx,
-        args: [path.join(repoRoot, `services/${svc}/src/main.ts`)],
+        command: node,
+        args: run(`services/${svc}/src/main.ts`),
         url: url(svc),
         env: {
           [`${P}_HOST`]: host,
@@ -59,8 +62,8 @@ export function appDefinitions(s: Stack, extraEnv: Record<string, string> = {}):
         name: `relay:${svc}`,
         kind: "relay",
         service: svc,
-        command: tsx,
-        args: [path.join(repoRoot, "packages/outbox/src/relay-main.ts")],
+        command: node,
+        args: run("packages/outbox/src/relay-main.ts"),
         env: {
           OUTBOX_DATABASE_URL: db,
           OUTBOX_AMQP_URLS: amqp,

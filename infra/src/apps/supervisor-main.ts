@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { readInfraEnv } from "../env.ts";
+import { readInfraEnv, repoRoot } from "../env.ts";
 import { openStack } from "../stack.ts";
 import { type AppDefinition, appDefinitions } from "./definitions.ts";
 import {
@@ -41,7 +41,7 @@ function start(app: AppDefinition, attempt = 0): void {
   const child = spawn(app.command, app.args, {
     env: { ...process.env, ...app.env },
     stdio: ["ignore", fd, fd],
-    cwd: path.dirname(app.args[0] ?? "."),
+    cwd: repoRoot, // where `--import tsx` resolves from
   });
   fs.closeSync(fd);
   const startedAt = Date.now();

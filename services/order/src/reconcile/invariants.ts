@@ -21,9 +21,10 @@ export interface InvariantReport {
 }
 
 export async function checkInvariants(db: Db, peers: Peers): Promise<InvariantReport> {
-  const unsettled = await db.order.count({
-    where: { OR: [{ status: "PENDING" }, { status: "CANCELLED", NOT: { cancelAcks: { isEmpty: true } } }] },
-  });
+  const [{ unsettled } = { unsettled: 0n }] = await db.$queryRawUnsafe<{ unsettled: bigint }[]>(
+    `SELECT count(*) AS unsettled FROM orders
+      WHERE status = 'PENDING' OR (status = 'CANCELLED' AND cardinality(cancel_acks) > 0)`,
+  );
   const reservedBySku = await db.$queryRawUnsafe<{ sku: string; units: bigint }[]>(
     `SELECT l.sku, SUM(l.quantity)::bigint AS units
        FROM order_lines l JOIN orders o ON o.id = l.order_id
@@ -62,7 +63,7 @@ export async function checkInvariants(db: Db, peers: Peers): Promise<InvariantRe
   }
   return {
     ok: violations.length === 0,
-    settled: unsettled === 0,
+    settled: unsettled === 0n,
     checkedAt: new Date().toISOString(),
     violations,
   };

@@ -25,21 +25,31 @@ export interface RepairDeps {
 const republish = (db: Db, messageId: string | null) =>
   messageId ? resendOutboxMessage(db, messageId) : Promise.resolve(false);
 
+interface StaleOrder {
+  id: string;
+  status: "PENDING" | "CONFIRMED" | "CANCELLED";
+  createdMessageId: string;
+  confirmedMessageId: string | null;
+  cancelledMessageId: string | null;
+  cancelAcks: string[];
+}
+
 export async function repairStaleOrders(deps: RepairDeps, opts: { staleAfterMs: number; batchSize: number }) {
   const { db, peers, log } = deps;
   const before = new Date(Date.now() - opts.staleAfterMs);
-  const stale = await db.order.findMany({
-    where: {
-      updatedAt: { lt: before },
-      OR: [
-        { status: "PENDING" },
-        { status: "CONFIRMED", pointsGranted: null },
-        { status: "CANCELLED", NOT: { cancelAcks: { isEmpty: true } } },
-      ],
-    },
-    orderBy: { updatedAt: "asc" },
-    take: opts.batchSize,
-  });
+  const stale = await db.$queryRawUnsafe<StaleOrder[]>(
+    `SELECT id, status, created_message_id AS "createdMessageId", confirmed_message_id AS "confirmedMessageId",
+            cancelled_message_id AS "cancelledMessageId", cancel_acks AS "cancelAcks"
+       FROM orders
+      WHERE updated_at < $1
+        AND (status = 'PENDING'
+             OR (status = 'CONFIRMED' AND points_granted IS NULL)
+             OR (status = 'CANCELLED' AND cardinality(cancel_acks) > 0))
+      ORDER BY updated_at
+      LIMIT $2`,
+    before,
+    opts.batchSize,
+  );
   const repairs: { orderId: string; kind: RepairKind }[] = [];
   const repaired = (orderId: string, kind: RepairKind, fields: Record<string, unknown> = {}) => {
     repairs.push({ orderId, kind });
