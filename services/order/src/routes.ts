@@ -76,8 +76,22 @@ export function registerOrderRoutes(app: FastifyInstance, deps: RouteDeps): void
 
   const reconciliation = deps.reconciliation;
   if (!reconciliation) return;
-  app.post("/admin/reconcile", { schema: { summary: "Run reconciliation now" } }, async () =>
-    reconciliation.runOnce(),
+  app.post(
+    "/admin/reconcile",
+    {
+      schema: {
+        summary: "Run reconciliation now (olderThanMs overrides the staleness threshold)",
+        querystring: {
+          type: "object",
+          additionalProperties: false,
+          properties: { olderThanMs: { type: "string", pattern: "^[0-9]{1,10}$" } },
+        },
+      },
+    },
+    async (req) => {
+      const q = req.query as { olderThanMs?: string };
+      return reconciliation.runOnce(q.olderThanMs === undefined ? undefined : Number(q.olderThanMs));
+    },
   );
   app.get(
     "/admin/invariants",

@@ -18,12 +18,13 @@ export async function openSaga(): Promise<Saga> {
     inventory: `http://127.0.0.1:${stack.layout.servicePorts.inventory}`,
     points: `http://127.0.0.1:${stack.layout.servicePorts.points}`,
   };
+  // A service restarted by an earlier test (or by its supervisor) may need a few seconds.
   for (const [svc, u] of Object.entries(url)) {
-    const ok = await fetch(`${u}/health/ready`).then(
-      (r) => r.ok,
-      () => false,
+    await eventually(
+      `the ${svc} service to be ready at ${u} (is the stack up? \`pnpm stack up\`)`,
+      () => fetch(`${u}/health/ready`).then((r) => (r.ok ? true : undefined), () => undefined),
+      30_000,
     );
-    if (!ok) throw new Error(`the ${svc} service is not ready at ${u}: run \`pnpm stack up\``);
   }
   const pool = (svc: ServiceName) =>
     new pg.Pool({ connectionString: adminUrl(stack.pg, databaseName(svc)), max: 3 });

@@ -9,8 +9,9 @@ beforeAll(async () => {
   saga = await openSaga();
 });
 afterAll(async () => {
+  if (!saga) return;
   await startApplication("inventory", saga.stack).catch(() => {});
-  await saga?.close();
+  await saga.close();
 });
 
 test("an order whose order.created was purged from the broker is repaired by republishing the original event", async () => {
