@@ -1,10 +1,11 @@
 // `pnpm stack smoke`: one trip through every part of the stack, as the services will use it:
-// each service role writes and reads its own database, order-svc publishes an event with a confirm,
-// inventory-svc consumes it from its quorum queue, and Redis answers.
+// each service role writes and reads its own database, order-svc publishes an event with a confirm and
+// it is routed by orderflow.events, Redis answers, and (when they run) every service is ready.
 import { randomUUID } from "node:crypto";
 import amqp from "amqplib";
 import pg from "pg";
-import { amqpUrls } from "./index.ts";
+import { appsStatus } from "./apps/control.ts";
+import { amqpUrlsFor as amqpUrls } from "./broker-urls.ts";
 import { serviceUrl } from "./postgres.ts";
 import { pingRedis } from "./redis.ts";
 import { SERVICE_NAMES } from "./services.ts";
@@ -58,50 +59,63 @@ export async function smoke(s: Stack): Promise<SmokeStep[]> {
       }),
     );
   }
+  // The broker probe goes through a queue of its own (declared by the admin, deleted after): the real
+  // work queues belong to the running services, which would consume (and park) a probe message.
   const id = randomUUID();
-  steps.push(
-    await step("order-svc publishes order.created with a publisher confirm", async () => {
-      const conn = await connectFirst(amqpUrls(s, "order"));
-      try {
-        const ch = await conn.createConfirmChannel();
-        await new Promise<void>((res, rej) =>
-          ch.publish(
-            "orderflow.events",
-            "order.created",
-            Buffer.from(JSON.stringify({ smoke: id })),
-            { persistent: true, mandatory: true, messageId: id },
-            (err) => (err ? rej(err) : res()),
-          ),
-        );
-        await ch.close();
-      } finally {
-        await conn.close();
-      }
-    }),
-  );
-  steps.push(
-    await step("inventory-svc consumes it from inventory.order-events", async () => {
-      const conn = await connectFirst(amqpUrls(s, "inventory"));
-      try {
-        const ch = await conn.createChannel();
+  const probeKey = `smoke.probe.${id}`;
+  const probeQueue = `smoke-${id}`;
+  const admin = await connectFirst(amqpUrls(s));
+  try {
+    const setup = await admin.createChannel();
+    await setup.assertQueue(probeQueue, {
+      durable: false,
+      autoDelete: false,
+      arguments: { "x-expires": 60_000 },
+    });
+    await setup.bindQueue(probeQueue, "orderflow.events", probeKey);
+    steps.push(
+      await step("order-svc publishes to orderflow.events with a publisher confirm", async () => {
+        const conn = await connectFirst(amqpUrls(s, "order"));
+        try {
+          const ch = await conn.createConfirmChannel();
+          await new Promise<void>((res, rej) =>
+            ch.publish(
+              "orderflow.events",
+              probeKey,
+              Buffer.from(JSON.stringify({ smoke: id })),
+              { persistent: true, mandatory: true, messageId: id },
+              (err) => (err ? rej(err) : res()),
+            ),
+          );
+          await ch.close();
+        } finally {
+          await conn.close();
+        }
+      }),
+    );
+    steps.push(
+      await step("the message is routed and consumed back", async () => {
         const deadline = Date.now() + 10_000;
         for (;;) {
-          const m = await ch.get("inventory.order-events", { noAck: false });
-          if (m && m.properties.messageId === id) {
-            ch.ack(m);
-            break;
-          }
-          // Anything else is not ours: leave it for its real consumer.
-          if (m) ch.nack(m, false, true);
+          const m = await setup.get(probeQueue, { noAck: true });
+          if (m && m.properties.messageId === id) break;
           if (Date.now() > deadline) throw new Error("the smoke message did not arrive within 10 s");
           await new Promise((r) => setTimeout(r, 100));
         }
-        await ch.close();
-      } finally {
-        await conn.close();
-      }
-    }),
-  );
+      }),
+    );
+    await setup.deleteQueue(probeQueue);
+    await setup.close();
+  } finally {
+    await admin.close();
+  }
+  for (const a of await appsStatus(s)) {
+    steps.push(
+      await step(`${a.name} ${a.kind === "service" ? `is ready at ${a.url}` : "runs"}`, async () => {
+        if (!a.healthy) throw new Error(`${a.name} is not healthy (see .stack/apps/)`);
+      }),
+    );
+  }
   steps.push(
     await step("redis answers PING", async () => {
       if (!(await pingRedis(s.layout.redis.port))) throw new Error("no PONG");
