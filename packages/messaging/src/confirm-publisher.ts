@@ -32,6 +32,8 @@ export function createConfirmPublisher(
   const recycleAfter = opts.recycleAfterFailures ?? 3;
   const log = opts.log ?? (() => {});
   let channel: Promise<ConfirmChannel> | undefined;
+  /** The channel `channel` resolved to; recycling only ever closes this one. */
+  let current: ConfirmChannel | undefined;
   let inFlight = 0;
   let failuresInARow = 0;
   let closed = false;
@@ -47,6 +49,7 @@ export function createConfirmPublisher(
     if (!channel) {
       const p = conn.ready(timeoutMs).then(async () => {
         const ch = await conn.createConfirmChannel();
+        current = ch;
         pendingRejects.set(ch, new Set());
         ch.on("close", () => {
           if (channel === p) channel = undefined;
@@ -66,6 +69,9 @@ export function createConfirmPublisher(
   }
 
   async function recycle(ch: ConfirmChannel): Promise<void> {
+    // Several publishes failing together would otherwise recycle a fresh channel too.
+    if (ch !== current) return;
+    current = undefined;
     counters.recycled += 1;
     failuresInARow = 0;
     log("warn", "recycling a confirm channel after repeated nacks/timeouts");
@@ -119,7 +125,14 @@ export function createConfirmPublisher(
           );
           try {
             ch.publish(exchange, routingKey, content, { persistent: true, ...options }, (err) =>
-              settle(err ? new MessagingError("PUBLISH_NACKED", "broker nacked the publish") : undefined),
+              settle(
+                !err
+                  ? undefined
+                  : // amqplib fails pending confirms with "channel closed" when the channel dies.
+                    /closed/i.test(String((err as Error).message))
+                    ? new MessagingError("CHANNEL_CLOSED", "channel closed before confirm")
+                    : new MessagingError("PUBLISH_NACKED", "broker nacked the publish"),
+              ),
             );
           } catch (e) {
             settle(new MessagingError("CHANNEL_CLOSED", (e as Error).message));
