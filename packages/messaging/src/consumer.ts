@@ -29,7 +29,17 @@ export type Handlers = { [T in EventType]?: Handler<T> };
 
 export type Outcome =
   | { kind: "done" | "rejected" | "duplicate" | "duplicate-cache"; messageId: string; type: string }
-  | { kind: "retried"; messageId: string; type: string; tier: RetryTier; attempt: number; error: string }
+  | {
+      kind: "retried";
+      messageId: string;
+      type: string;
+      tier: RetryTier;
+      /** The attempt number the copy carries; not increased for an infrastructure failure. */
+      attempt: number;
+      error: string;
+      /** The failure came before the handler ran (database unavailable): the attempt was not spent. */
+      infrastructure: boolean;
+    }
   | { kind: "parked"; messageId: string | undefined; reason: ParkReason; detail: string }
   | { kind: "requeued"; messageId: string | undefined; error: string };
 
@@ -236,6 +246,26 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     ack(ch, msg);
   }
 
+  async function retry(
+    ch: Channel,
+    msg: ConsumeMessage,
+    type: string,
+    id: string,
+    tier: RetryTier,
+    attempt: number,
+    error: string,
+    infrastructure: boolean,
+  ): Promise<void> {
+    try {
+      await retryTo(publisher, opts.queue, msg, tier, attempt, error);
+    } catch (pe) {
+      log("error", "retry publish failed; message requeued", { error: (pe as Error).message });
+      return requeue(ch, msg, (pe as Error).message);
+    }
+    report({ kind: "retried", messageId: id, type, tier, attempt, error, infrastructure });
+    ack(ch, msg);
+  }
+
   async function process(ch: Channel, msg: ConsumeMessage): Promise<void> {
     const inbound = readInbound(msg);
     if (!inbound.ok) return park(ch, msg, inbound.reason, inbound.detail);
@@ -249,25 +279,27 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
       return ack(ch, msg);
     }
     let result: { dup: true } | { dup: false; r: HandlerResult | undefined | void };
+    let handlerRan = false;
     try {
       result = await opts.transaction(async (tx) => {
         if (!(await claimInbox(tx, opts.consumerName, id, ev.type))) return { dup: true } as const;
+        handlerRan = true;
         return { dup: false, r: await handler(ev as Parameters<Handler<EventType>>[0], tx) } as const;
       });
     } catch (e) {
       const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      if (!handlerRan) {
+        // The database failed before the handler ran (down, pool exhausted): not the message's fault.
+        // Retry without spending its attempts, so an outage longer than the tiers parks nothing; it
+        // cycles through the tier it is on (at most every 30 s) until the database is back.
+        const tier = schedule[Math.min(ev.attempt, schedule.length - 1)] as RetryTier;
+        log("error", "database unavailable before the handler; retrying without counting", { error });
+        return retry(ch, msg, ev.type, id, tier, ev.attempt, error, true);
+      }
       if (!isTransient(e)) return park(ch, msg, "poison", error);
       if (ev.attempt >= schedule.length)
         return park(ch, msg, "attempts-exhausted", `${ev.attempt} retries; last: ${error}`);
-      const tier = schedule[ev.attempt] as RetryTier;
-      try {
-        await retryTo(publisher, opts.queue, msg, tier, ev.attempt + 1, error);
-      } catch (pe) {
-        log("error", "retry publish failed; message requeued", { error: (pe as Error).message });
-        return requeue(ch, msg, (pe as Error).message);
-      }
-      report({ kind: "retried", messageId: id, type: ev.type, tier, attempt: ev.attempt + 1, error });
-      return ack(ch, msg);
+      return retry(ch, msg, ev.type, id, schedule[ev.attempt] as RetryTier, ev.attempt + 1, error, false);
     }
     // Committed: now (and only now) the message may go.
     if (opts.dedupCache) await opts.dedupCache.remember(opts.consumerName, id);
