@@ -1,4 +1,11 @@
-import { amqpUrls, killBrokerNode, leaderOf, openStack, startBrokerNode } from "@orderflow/infra";
+import {
+  amqpUrls,
+  killBrokerNode,
+  leaderOf,
+  openStack,
+  startBrokerNode,
+  stopBrokerNode,
+} from "@orderflow/infra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBrokerConnection, createConfirmPublisher, publishEvent } from "../src/index.ts";
 import { type AdminBroker, openAdminBroker, purgeAll } from "./helpers/broker.ts";
@@ -27,7 +34,7 @@ afterAll(async () => {
  * Publishes TOTAL order.created at ~200/s with confirms while a consumer applies them; kills the work
  * queue's leader a third of the way in; waits until every confirmed message is applied; restarts the node.
  */
-async function leaderKillScenario(name: string, publisherOnLeader: boolean) {
+async function leaderKillScenario(name: string, publisherOnLeader: boolean, fault: "kill" | "stop" = "kill") {
   const leader = await leaderOf(s.rabbit, WORK_QUEUE);
   const li = nodeIndex(leader);
   // The test's own admin connection sits on a node that survives.
@@ -70,7 +77,7 @@ async function leaderKillScenario(name: string, publisherOnLeader: boolean) {
       );
       if (i === TOTAL / 3) {
         killAt = Date.now();
-        killDone = killBrokerNode(leader, s).then(() => {
+        killDone = (fault === "kill" ? killBrokerNode(leader, s) : stopBrokerNode(leader, s)).then(() => {
           killed = true;
         });
       }
@@ -104,6 +111,7 @@ async function leaderKillScenario(name: string, publisherOnLeader: boolean) {
     const conn = c.conn.health();
     const report = {
       leader,
+      fault,
       publisherOnLeader,
       published: TOTAL,
       confirmed: confirmed.length,
@@ -149,5 +157,9 @@ describe("broker node failure", () => {
 
   it("the leader killed under both consumer and publisher: unconfirmed publishes fail, publishing resumes on another node, every confirmed message applied once", async () => {
     await leaderKillScenario("failover-both", true);
+  }, 240_000);
+
+  it("the leader stopped gracefully (CONNECTION_FORCED, seen only on the close event): same recovery, every confirmed message applied once", async () => {
+    await leaderKillScenario("failover-stop", true, "stop");
   }, 240_000);
 });
