@@ -68,6 +68,13 @@ export interface ConsumerOptions {
   log?: Logger;
   /** Observes every outcome (metrics, tests). */
   onOutcome?: (o: Outcome) => void;
+  /** Named fault points a test arms to break the runtime on purpose; never set in services. */
+  faults?: ConsumerFaults;
+}
+
+export interface ConsumerFaults {
+  /** Runs once a consumer is subscribed, with its channel (e.g. cancel it behind the runtime's back). */
+  afterSubscribe?: (ch: Channel, consumerTag: string) => Promise<void>;
 }
 
 export interface ConsumerHealth {
@@ -155,6 +162,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
       });
       channel = ch;
       consumerTag = ok.consumerTag;
+      await opts.faults?.afterSubscribe?.(ch, ok.consumerTag);
       if (lostAt !== undefined) {
         gaps.push({ at: lostAt, ms: Date.now() - lostAt });
         log("info", "consuming again", { queue: opts.queue, gapMs: Date.now() - lostAt });

@@ -73,4 +73,36 @@ describe("consumer lifecycle", () => {
     const rest = await db.pool.query("SELECT message_id FROM inbox WHERE consumer = 'cleanup' ORDER BY 1");
     expect(rest.rows.map((r) => r.message_id)).toEqual(["new-1", "new-2"]);
   });
+
+  it("a channel that stops delivering while messages wait is recycled by the watchdog, and consumption resumes", async () => {
+    let armed = true;
+    const c = await startTestConsumer(s, db, {
+      consumerName: "watchdog",
+      silentChannelCheckMs: 1_000,
+      // The fault: the broker-side consumer is cancelled behind the runtime's back, as a channel broken
+      // during a leader election looks from the client (open, subscribed, silent).
+      faults: {
+        afterSubscribe: async (ch, tag) => {
+          if (!armed) return;
+          armed = false;
+          await ch.cancel(tag);
+        },
+      },
+    });
+    try {
+      const id = await broker.publishEvent("order.created", buildOrderCreated());
+      await waitFor(
+        "applied after the channel was recycled",
+        () => c.outcomes.some((o) => o.messageId === id),
+        {
+          timeoutMs: 15_000,
+        },
+      );
+      expect(c.consumer.health().counts.recycled).toBe(1);
+      expect(c.consumer.health().gaps).toHaveLength(1);
+      expect((await db.effects()).some((e) => e.message_id === id)).toBe(true);
+    } finally {
+      await c.stop();
+    }
+  });
 });
