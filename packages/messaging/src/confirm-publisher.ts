@@ -12,6 +12,11 @@ import type { Logger } from "./logger.ts";
 export interface ConfirmPublisherOptions {
   confirmTimeoutMs?: number;
   maxInFlight?: number;
+  /**
+   * Publish as mandatory and reject with UNROUTABLE what no queue took (the broker confirms those too,
+   * so without this a missing binding loses the message silently). Needs a messageId. Default true.
+   */
+  mandatory?: boolean;
   /** Consecutive nacks/timeouts after which the channel is closed and a new one opened. Default 3. */
   recycleAfterFailures?: number;
   log?: Logger;
@@ -30,6 +35,9 @@ export function createConfirmPublisher(
   const timeoutMs = opts.confirmTimeoutMs ?? 10_000;
   const maxInFlight = opts.maxInFlight ?? 200;
   const recycleAfter = opts.recycleAfterFailures ?? 3;
+  const mandatory = opts.mandatory ?? true;
+  // basic.return arrives before the confirm of the same message: count returns per messageId.
+  const returned = new Map<string, number>();
   const log = opts.log ?? (() => {});
   let channel: Promise<ConfirmChannel> | undefined;
   /** The channel `channel` resolved to; recycling only ever closes this one. */
@@ -51,6 +59,10 @@ export function createConfirmPublisher(
         const ch = await conn.createConfirmChannel();
         current = ch;
         pendingRejects.set(ch, new Set());
+        ch.on("return", (m: { properties: { messageId?: string } }) => {
+          const id = m.properties.messageId;
+          if (id !== undefined) returned.set(id, (returned.get(id) ?? 0) + 1);
+        });
         ch.on("close", () => {
           if (channel === p) channel = undefined;
           const rejects = pendingRejects.get(ch);
@@ -77,6 +89,14 @@ export function createConfirmPublisher(
     log("warn", "recycling a confirm channel after repeated nacks/timeouts");
     channel = undefined;
     await ch.close().catch(() => {});
+  }
+
+  function takeReturned(id: string): boolean {
+    const n = returned.get(id) ?? 0;
+    if (n === 0) return false;
+    if (n === 1) returned.delete(id);
+    else returned.set(id, n - 1);
+    return true;
   }
 
   async function acquireSlot(deadline: number): Promise<void> {
@@ -124,16 +144,22 @@ export function createConfirmPublisher(
             Math.max(deadline - Date.now(), 1),
           );
           try {
-            ch.publish(exchange, routingKey, content, { persistent: true, ...options }, (err) =>
+            const id = options.messageId;
+            const useMandatory = mandatory && id !== undefined;
+            const props = { persistent: true, ...options, mandatory: useMandatory };
+            ch.publish(exchange, routingKey, content, props, (err) => {
+              const wasReturned = useMandatory && takeReturned(id);
               settle(
-                !err
-                  ? undefined
-                  : // amqplib fails pending confirms with "channel closed" when the channel dies.
+                err
+                  ? // amqplib fails pending confirms with "channel closed" when the channel dies.
                     /closed/i.test(String((err as Error).message))
                     ? new MessagingError("CHANNEL_CLOSED", "channel closed before confirm")
-                    : new MessagingError("PUBLISH_NACKED", "broker nacked the publish"),
-              ),
-            );
+                    : new MessagingError("PUBLISH_NACKED", "broker nacked the publish")
+                  : wasReturned
+                    ? new MessagingError("UNROUTABLE", `no queue is bound for ${exchange} / ${routingKey}`)
+                    : undefined,
+              );
+            });
           } catch (e) {
             settle(new MessagingError("CHANNEL_CLOSED", (e as Error).message));
           }
