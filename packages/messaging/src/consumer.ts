@@ -187,12 +187,6 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     }, resubscribeDelay);
   }
 
-  const unsubscribeConnect = conn.onConnect((_m: ChannelModel) => void subscribe());
-  const unsubscribeDisconnect = conn.onDisconnect(() => {
-    if (channel) onChannelLost(channel);
-    else lostAt ??= Date.now();
-  });
-
   const deliver = createDelivery({
     queue: opts.queue,
     consumerName: opts.consumerName,
@@ -204,6 +198,12 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     publisher,
     log,
     report,
+  });
+
+  const unsubscribeConnect = conn.onConnect((_m: ChannelModel) => void subscribe());
+  const unsubscribeDisconnect = conn.onDisconnect(() => {
+    if (channel) onChannelLost(channel);
+    else lostAt ??= Date.now();
   });
 
   async function handle(ch: Channel, msg: ConsumeMessage): Promise<void> {
