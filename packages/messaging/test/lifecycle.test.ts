@@ -37,27 +37,32 @@ describe("consumer lifecycle", () => {
       },
     };
     const c = await startTestConsumer(s, db, { consumerName: "lifecycle", handlers, prefetch: 1 });
-    const first = await broker.publishEvent("order.created", buildOrderCreated());
-    await waitFor("handler entered", () => entered === 1);
-    let stopped = false;
-    const stopping = c.stop().then(() => {
-      stopped = true;
-    });
-    const second = await broker.publishEvent("order.created", buildOrderCreated());
-    // Intake is cancelled: the second message stays in the queue while the first is still in flight.
-    await waitFor("consumer cancelled", () => !c.consumer.health().consuming);
-    expect(stopped).toBe(false);
-    release();
-    await stopping;
-    expect(entered).toBe(1);
-    expect((await db.effects()).map((e) => e.message_id)).toEqual([first]);
-    expect(c.outcomes).toMatchObject([{ kind: "done", messageId: first }]);
-    // The first was acked before the channels closed (not redelivered); only the second waits.
-    const left = await waitFor("queue settled", async () => {
-      const m = await broker.drain(WORK_QUEUE);
-      return m.length > 0 ? m : undefined;
-    });
-    expect(left.map((m) => m.properties.messageId)).toEqual([second]);
+    try {
+      const first = await broker.publishEvent("order.created", buildOrderCreated());
+      await waitFor("handler entered", () => entered === 1);
+      let stopped = false;
+      const stopping = c.stop().then(() => {
+        stopped = true;
+      });
+      const second = await broker.publishEvent("order.created", buildOrderCreated());
+      // Intake is cancelled: the second message stays in the queue while the first is still in flight.
+      await waitFor("consumer cancelled", () => !c.consumer.health().consuming);
+      expect(stopped).toBe(false);
+      release();
+      await stopping;
+      expect(entered).toBe(1);
+      expect((await db.effects()).map((e) => e.message_id)).toEqual([first]);
+      expect(c.outcomes).toMatchObject([{ kind: "done", messageId: first }]);
+      // The first was acked before the channels closed (not redelivered); only the second waits.
+      const left = await waitFor("queue settled", async () => {
+        const m = await broker.drain(WORK_QUEUE);
+        return m.length > 0 ? m : undefined;
+      });
+      expect(left.map((m) => m.properties.messageId)).toEqual([second]);
+    } finally {
+      release();
+      await c.stop();
+    }
   });
 
   it("inbox cleanup deletes rows older than the retention, in batches", async () => {
