@@ -12,6 +12,11 @@ import type { Logger } from "./logger.ts";
 export interface ConfirmPublisherOptions {
   confirmTimeoutMs?: number;
   maxInFlight?: number;
+  /**
+   * Publish as mandatory and reject with UNROUTABLE what no queue took (the broker confirms those too,
+   * so without this a missing binding loses the message silently). Needs a messageId. Default true.
+   */
+  mandatory?: boolean;
   /** Consecutive nacks/timeouts after which the channel is closed and a new one opened. Default 3. */
   recycleAfterFailures?: number;
   log?: Logger;
@@ -30,8 +35,13 @@ export function createConfirmPublisher(
   const timeoutMs = opts.confirmTimeoutMs ?? 10_000;
   const maxInFlight = opts.maxInFlight ?? 200;
   const recycleAfter = opts.recycleAfterFailures ?? 3;
+  const mandatory = opts.mandatory ?? true;
+  // basic.return arrives before the confirm of the same message: count returns per messageId.
+  const returned = new Map<string, number>();
   const log = opts.log ?? (() => {});
   let channel: Promise<ConfirmChannel> | undefined;
+  /** The channel `channel` resolved to; recycling only ever closes this one. */
+  let current: ConfirmChannel | undefined;
   let inFlight = 0;
   let failuresInARow = 0;
   let closed = false;
@@ -47,7 +57,12 @@ export function createConfirmPublisher(
     if (!channel) {
       const p = conn.ready(timeoutMs).then(async () => {
         const ch = await conn.createConfirmChannel();
+        current = ch;
         pendingRejects.set(ch, new Set());
+        ch.on("return", (m: { properties: { messageId?: string } }) => {
+          const id = m.properties.messageId;
+          if (id !== undefined) returned.set(id, (returned.get(id) ?? 0) + 1);
+        });
         ch.on("close", () => {
           if (channel === p) channel = undefined;
           const rejects = pendingRejects.get(ch);
@@ -66,11 +81,22 @@ export function createConfirmPublisher(
   }
 
   async function recycle(ch: ConfirmChannel): Promise<void> {
+    // Several publishes failing together would otherwise recycle a fresh channel too.
+    if (ch !== current) return;
+    current = undefined;
     counters.recycled += 1;
     failuresInARow = 0;
     log("warn", "recycling a confirm channel after repeated nacks/timeouts");
     channel = undefined;
     await ch.close().catch(() => {});
+  }
+
+  function takeReturned(id: string): boolean {
+    const n = returned.get(id) ?? 0;
+    if (n === 0) return false;
+    if (n === 1) returned.delete(id);
+    else returned.set(id, n - 1);
+    return true;
   }
 
   async function acquireSlot(deadline: number): Promise<void> {
@@ -118,9 +144,22 @@ export function createConfirmPublisher(
             Math.max(deadline - Date.now(), 1),
           );
           try {
-            ch.publish(exchange, routingKey, content, { persistent: true, ...options }, (err) =>
-              settle(err ? new MessagingError("PUBLISH_NACKED", "broker nacked the publish") : undefined),
-            );
+            const id = options.messageId;
+            const useMandatory = mandatory && id !== undefined;
+            const props = { persistent: true, ...options, mandatory: useMandatory };
+            ch.publish(exchange, routingKey, content, props, (err) => {
+              const wasReturned = useMandatory && takeReturned(id);
+              settle(
+                err
+                  ? // amqplib fails pending confirms with "channel closed" when the channel dies.
+                    /closed/i.test(String((err as Error).message))
+                    ? new MessagingError("CHANNEL_CLOSED", "channel closed before confirm")
+                    : new MessagingError("PUBLISH_NACKED", "broker nacked the publish")
+                  : wasReturned
+                    ? new MessagingError("UNROUTABLE", `no queue is bound for ${exchange} / ${routingKey}`)
+                    : undefined,
+              );
+            });
           } catch (e) {
             settle(new MessagingError("CHANNEL_CLOSED", (e as Error).message));
           }

@@ -147,7 +147,7 @@ export function createBrokerConnection(opts: ConnectionOptions): BrokerConnectio
       const n = failures + 1;
       // Try the next node at once until a whole round failed, then back off.
       const round = Math.floor(n / opts.urls.length);
-      const wait = n % opts.urls.length === 0 ? Math.min(maxDelay, delay * 2 ** round) : 0;
+      const wait = n % opts.urls.length === 0 ? Math.min(maxDelay, Math.max(delay, 250) * 2 ** round) : 0;
       if (n % opts.urls.length === 0)
         log("warn", "no broker node reachable", { error: health.lastError, retryInMs: wait });
       schedule(wait, n);

@@ -1,37 +1,18 @@
-// The consumer runtime: a service gives typed handlers and a transaction runner; this decides each
-// message's fate. Order per delivery: contract check -> (Redis early skip) -> one DB transaction holding
-// the inbox claim and the handler's effect -> commit -> ack. A handler failure becomes a retry through the
-// tiers or a parking; the consumer itself never stops on a bad message.
-import type { EventPayload, EventType } from "@orderflow/contracts";
-import type { SqlTx } from "@orderflow/db";
+// The consumer runtime: a service gives typed handlers and a transaction runner. This file keeps the
+// subscription alive (re-created after a lost channel or connection, a watchdog for silent channels),
+// counts in-flight work and stops gracefully; delivery.ts decides the fate of each message.
 import type { Channel, ChannelModel, ConsumeMessage } from "amqplib";
 import { createConfirmPublisher } from "./confirm-publisher.ts";
 import type { BrokerConnection } from "./connection.ts";
 import type { DedupCache } from "./dedup-cache.ts";
+import { createDelivery, type Handlers, type Outcome } from "./delivery.ts";
 import { PoisonMessageError } from "./errors.ts";
-import { type InboundEvent, type ParkReason, readInbound } from "./inbound.ts";
-import { claimInbox, type TransactionRunner } from "./inbox.ts";
+import type { TransactionRunner } from "./inbox.ts";
 import type { Logger } from "./logger.ts";
-import { parkTo, retryTo } from "./republish.ts";
 import { assertRetention, type RetentionConfig } from "./retention.ts";
 import { assertTopology, consumerRequirements, RETRY_TIERS, type RetryTier } from "./topology.ts";
 
-/** void = done. A business rejection (insufficient stock...) is also a success for the message: the
- * handler has written its compensating event (outbox row) in the same tx, and the message is acked. */
-export type HandlerResult = undefined | { rejected: string };
-
-export type Handler<T extends EventType> = (
-  event: InboundEvent<EventPayload<T>> & { type: T },
-  tx: SqlTx,
-) => Promise<HandlerResult | undefined | void>;
-
-export type Handlers = { [T in EventType]?: Handler<T> };
-
-export type Outcome =
-  | { kind: "done" | "rejected" | "duplicate" | "duplicate-cache"; messageId: string; type: string }
-  | { kind: "retried"; messageId: string; type: string; tier: RetryTier; attempt: number; error: string }
-  | { kind: "parked"; messageId: string | undefined; reason: ParkReason; detail: string }
-  | { kind: "requeued"; messageId: string | undefined; error: string };
+export type { Handler, HandlerResult, Handlers, Outcome } from "./delivery.ts";
 
 export interface ConsumerOptions {
   connection: BrokerConnection;
@@ -58,6 +39,13 @@ export interface ConsumerOptions {
   log?: Logger;
   /** Observes every outcome (metrics, tests). */
   onOutcome?: (o: Outcome) => void;
+  /** Named fault points a test arms to break the runtime on purpose; never set in services. */
+  faults?: ConsumerFaults;
+}
+
+export interface ConsumerFaults {
+  /** Runs once a consumer is subscribed, with its channel (e.g. cancel it behind the runtime's back). */
+  afterSubscribe?: (ch: Channel, consumerTag: string) => Promise<void>;
 }
 
 export interface ConsumerHealth {
@@ -145,6 +133,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
       });
       channel = ch;
       consumerTag = ok.consumerTag;
+      await opts.faults?.afterSubscribe?.(ch, ok.consumerTag);
       if (lostAt !== undefined) {
         gaps.push({ at: lostAt, ms: Date.now() - lostAt });
         log("info", "consuming again", { queue: opts.queue, gapMs: Date.now() - lostAt });
@@ -198,94 +187,37 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     }, resubscribeDelay);
   }
 
+  const deliver = createDelivery({
+    queue: opts.queue,
+    consumerName: opts.consumerName,
+    handlers: opts.handlers,
+    transaction: opts.transaction,
+    dedupCache: opts.dedupCache,
+    schedule,
+    isTransient,
+    publisher,
+    log,
+    report,
+  });
+
   const unsubscribeConnect = conn.onConnect((_m: ChannelModel) => void subscribe());
   const unsubscribeDisconnect = conn.onDisconnect(() => {
     if (channel) onChannelLost(channel);
     else lostAt ??= Date.now();
   });
 
-  function ack(ch: Channel, msg: ConsumeMessage): void {
-    try {
-      ch.ack(msg);
-    } catch (e) {
-      // The channel died after commit: the broker redelivers and the inbox turns it into a no-op.
-      log("warn", "ack lost with its channel; redelivery will be deduplicated", {
-        error: (e as Error).message,
-      });
-    }
-  }
-
-  function requeue(ch: Channel, msg: ConsumeMessage, error: string): void {
-    report({ kind: "requeued", messageId: msg.properties.messageId, error });
-    try {
-      ch.nack(msg, false, true);
-    } catch {}
-  }
-
-  async function park(ch: Channel, msg: ConsumeMessage, reason: ParkReason, detail: string): Promise<void> {
-    try {
-      await parkTo(publisher, opts.queue, opts.consumerName, msg, reason, detail);
-    } catch (e) {
-      // Not parked: give it back to the broker (counts toward x-delivery-limit, whose dead-letter target
-      // is the same parking lot).
-      log("error", "parking failed; message requeued", { reason, error: (e as Error).message });
-      return requeue(ch, msg, (e as Error).message);
-    }
-    log("warn", "message parked", { queue: opts.queue, messageId: msg.properties.messageId, reason, detail });
-    report({ kind: "parked", messageId: msg.properties.messageId, reason, detail });
-    ack(ch, msg);
-  }
-
-  async function process(ch: Channel, msg: ConsumeMessage): Promise<void> {
-    const inbound = readInbound(msg);
-    if (!inbound.ok) return park(ch, msg, inbound.reason, inbound.detail);
-    const ev = inbound.event;
-    const id = ev.envelope.messageId;
-    const handler = opts.handlers[ev.type] as Handler<EventType> | undefined;
-    if (!handler) return park(ch, msg, "no-handler", `${opts.consumerName} has no handler for ${ev.type}`);
-
-    if (opts.dedupCache && (await opts.dedupCache.isKnown(opts.consumerName, id))) {
-      report({ kind: "duplicate-cache", messageId: id, type: ev.type });
-      return ack(ch, msg);
-    }
-    let result: { dup: true } | { dup: false; r: HandlerResult | undefined | void };
-    try {
-      result = await opts.transaction(async (tx) => {
-        if (!(await claimInbox(tx, opts.consumerName, id, ev.type))) return { dup: true } as const;
-        return { dup: false, r: await handler(ev as Parameters<Handler<EventType>>[0], tx) } as const;
-      });
-    } catch (e) {
-      const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-      if (!isTransient(e)) return park(ch, msg, "poison", error);
-      if (ev.attempt >= schedule.length)
-        return park(ch, msg, "attempts-exhausted", `${ev.attempt} retries; last: ${error}`);
-      const tier = schedule[ev.attempt] as RetryTier;
-      try {
-        await retryTo(publisher, opts.queue, msg, tier, ev.attempt + 1, error);
-      } catch (pe) {
-        log("error", "retry publish failed; message requeued", { error: (pe as Error).message });
-        return requeue(ch, msg, (pe as Error).message);
-      }
-      report({ kind: "retried", messageId: id, type: ev.type, tier, attempt: ev.attempt + 1, error });
-      return ack(ch, msg);
-    }
-    // Committed: now (and only now) the message may go.
-    if (opts.dedupCache) await opts.dedupCache.remember(opts.consumerName, id);
-    if (result.dup) report({ kind: "duplicate", messageId: id, type: ev.type });
-    else if (result.r && "rejected" in result.r) report({ kind: "rejected", messageId: id, type: ev.type });
-    else report({ kind: "done", messageId: id, type: ev.type });
-    ack(ch, msg);
-  }
-
   async function handle(ch: Channel, msg: ConsumeMessage): Promise<void> {
     inFlight += 1;
     lastDeliveryAt = Date.now();
     try {
-      await process(ch, msg);
+      await deliver(ch, msg);
     } catch (e) {
       // Unexpected (a bug here, not in a handler): keep consuming; the broker will redeliver.
       log("error", "unexpected consumer failure", { error: (e as Error).message });
-      requeue(ch, msg, (e as Error).message);
+      report({ kind: "requeued", messageId: msg.properties.messageId, error: (e as Error).message });
+      try {
+        ch.nack(msg, false, true);
+      } catch {}
     } finally {
       inFlight -= 1;
       if (inFlight === 0) for (const w of idleWaiters.splice(0)) w();

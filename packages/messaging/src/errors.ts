@@ -5,6 +5,7 @@ export type MessagingErrorCode =
   | "TOPOLOGY_MISSING"
   | "CONFIRM_TIMEOUT"
   | "PUBLISH_NACKED"
+  | "UNROUTABLE"
   | "IN_FLIGHT_FULL"
   | "CHANNEL_CLOSED"
   | "RETENTION_TOO_SHORT"

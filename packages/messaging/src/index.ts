@@ -11,6 +11,7 @@ export {
 } from "./connection.ts";
 export {
   type Consumer,
+  type ConsumerFaults,
   type ConsumerHealth,
   type ConsumerOptions,
   type Handler,

@@ -5,6 +5,7 @@ import { createBrokerConnection, createConfirmPublisher, MessagingError } from "
 const s = openStack();
 const conn = createBrokerConnection({ urls: amqpUrls(s), name: "publisher-test" });
 const FULL = `msgtest.full-${process.pid}`;
+const SINK = `msgtest.sink-${process.pid}`;
 
 beforeAll(async () => {
   await conn.ready();
@@ -14,11 +15,13 @@ beforeAll(async () => {
     durable: true,
     arguments: { "x-queue-type": "quorum", "x-max-length": 1, "x-overflow": "reject-publish" },
   });
+  await ch.assertQueue(SINK, { durable: true, arguments: { "x-queue-type": "quorum" } });
   await ch.close();
 });
 afterAll(async () => {
   const ch = await conn.createChannel();
   await ch.deleteQueue(FULL).catch(() => {});
+  await ch.deleteQueue(SINK).catch(() => {});
   await ch.close().catch(() => {});
   await conn.close();
 });
@@ -49,12 +52,9 @@ describe("confirm publisher", () => {
 
   it("caps publishes awaiting confirms: the extra ones wait for a slot, then go", async () => {
     const p = createConfirmPublisher(conn, { maxInFlight: 2 });
-    const ch = await conn.createChannel();
-    await ch.purgeQueue(FULL);
-    await ch.close();
     let maxSeen = 0;
     const all = Array.from({ length: 6 }, (_, i) =>
-      p.publish("orderflow.events", "msgtest.unrouted", Buffer.from(String(i))).finally(() => {
+      p.publish("", SINK, Buffer.from(String(i)), { messageId: `cap-${i}` }).finally(() => {
         maxSeen = Math.max(maxSeen, p.stats().inFlight);
       }),
     );
@@ -68,5 +68,15 @@ describe("confirm publisher", () => {
     const p = createConfirmPublisher(conn);
     await p.close();
     await expect(p.publish("", FULL, Buffer.from("x"))).rejects.toMatchObject({ code: "CLOSED" });
+  });
+
+  it("rejects a publish that no queue takes as UNROUTABLE (mandatory), and confirms routable ones", async () => {
+    const p = createConfirmPublisher(conn);
+    await expect(
+      p.publish("orderflow.events", "msgtest.nobody-listens", Buffer.from("{}"), { messageId: "unrouted-1" }),
+    ).rejects.toMatchObject({ code: "UNROUTABLE" });
+    await p.publish("", SINK, Buffer.from("{}"), { messageId: "routed-1" });
+    expect(p.stats()).toMatchObject({ confirmed: 1, failed: 1, recycled: 0 });
+    await p.close();
   });
 });

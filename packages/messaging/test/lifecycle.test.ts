@@ -37,27 +37,32 @@ describe("consumer lifecycle", () => {
       },
     };
     const c = await startTestConsumer(s, db, { consumerName: "lifecycle", handlers, prefetch: 1 });
-    const first = await broker.publishEvent("order.created", buildOrderCreated());
-    await waitFor("handler entered", () => entered === 1);
-    let stopped = false;
-    const stopping = c.stop().then(() => {
-      stopped = true;
-    });
-    const second = await broker.publishEvent("order.created", buildOrderCreated());
-    // Intake is cancelled: the second message stays in the queue while the first is still in flight.
-    await waitFor("consumer cancelled", () => !c.consumer.health().consuming);
-    expect(stopped).toBe(false);
-    release();
-    await stopping;
-    expect(entered).toBe(1);
-    expect((await db.effects()).map((e) => e.message_id)).toEqual([first]);
-    expect(c.outcomes).toMatchObject([{ kind: "done", messageId: first }]);
-    // The first was acked before the channels closed (not redelivered); only the second waits.
-    const left = await waitFor("queue settled", async () => {
-      const m = await broker.drain(WORK_QUEUE);
-      return m.length > 0 ? m : undefined;
-    });
-    expect(left.map((m) => m.properties.messageId)).toEqual([second]);
+    try {
+      const first = await broker.publishEvent("order.created", buildOrderCreated());
+      await waitFor("handler entered", () => entered === 1);
+      let stopped = false;
+      const stopping = c.stop().then(() => {
+        stopped = true;
+      });
+      const second = await broker.publishEvent("order.created", buildOrderCreated());
+      // Intake is cancelled: the second message stays in the queue while the first is still in flight.
+      await waitFor("consumer cancelled", () => !c.consumer.health().consuming);
+      expect(stopped).toBe(false);
+      release();
+      await stopping;
+      expect(entered).toBe(1);
+      expect((await db.effects()).map((e) => e.message_id)).toEqual([first]);
+      expect(c.outcomes).toMatchObject([{ kind: "done", messageId: first }]);
+      // The first was acked before the channels closed (not redelivered); only the second waits.
+      const left = await waitFor("queue settled", async () => {
+        const m = await broker.drain(WORK_QUEUE);
+        return m.length > 0 ? m : undefined;
+      });
+      expect(left.map((m) => m.properties.messageId)).toEqual([second]);
+    } finally {
+      release();
+      await c.stop();
+    }
   });
 
   it("inbox cleanup deletes rows older than the retention, in batches", async () => {
@@ -72,5 +77,37 @@ describe("consumer lifecycle", () => {
     expect(deleted).toBe(5);
     const rest = await db.pool.query("SELECT message_id FROM inbox WHERE consumer = 'cleanup' ORDER BY 1");
     expect(rest.rows.map((r) => r.message_id)).toEqual(["new-1", "new-2"]);
+  });
+
+  it("a channel that stops delivering while messages wait is recycled by the watchdog, and consumption resumes", async () => {
+    let armed = true;
+    const c = await startTestConsumer(s, db, {
+      consumerName: "watchdog",
+      silentChannelCheckMs: 1_000,
+      // The fault: the broker-side consumer is cancelled behind the runtime's back, as a channel broken
+      // during a leader election looks from the client (open, subscribed, silent).
+      faults: {
+        afterSubscribe: async (ch, tag) => {
+          if (!armed) return;
+          armed = false;
+          await ch.cancel(tag);
+        },
+      },
+    });
+    try {
+      const id = await broker.publishEvent("order.created", buildOrderCreated());
+      await waitFor(
+        "applied after the channel was recycled",
+        () => c.outcomes.some((o) => o.messageId === id),
+        {
+          timeoutMs: 15_000,
+        },
+      );
+      expect(c.consumer.health().counts.recycled).toBe(1);
+      expect(c.consumer.health().gaps).toHaveLength(1);
+      expect((await db.effects()).some((e) => e.message_id === id)).toBe(true);
+    } finally {
+      await c.stop();
+    }
   });
 });

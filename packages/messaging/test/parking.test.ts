@@ -44,7 +44,7 @@ const headers = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe("parking lot", () => {
-  it("parks malformed JSON, unknown type, future version, missing id and invalid payload with the reason, then goes on", async () => {
+  it("parks malformed JSON, unknown type, future version, missing id, invalid payload and an unhandled type with the reason, then goes on", async () => {
     const c = await startTestConsumer(s, db, { consumerName: "parking" });
     running.push(c);
     const base = { contentType: "application/json", type: "order.created" };
@@ -73,16 +73,23 @@ describe("parking lot", () => {
       messageId: "bad-payload",
       headers: headers(),
     });
+    // A valid contract this consumer has no handler for.
+    await broker.publishRaw("order.created", JSON.stringify({ orderId: "o-9" }), {
+      ...base,
+      type: "inventory.released",
+      messageId: "no-handler",
+      headers: headers(),
+    });
     const good = buildOrderCreated();
     const goodId = await broker.publishEvent("order.created", good);
 
-    await waitFor("six outcomes", () => c.outcomes.length >= 6);
+    await waitFor("seven outcomes", () => c.outcomes.length >= 7);
     expect(c.outcomes.at(-1)).toMatchObject({ kind: "done", messageId: goodId });
     expect((await db.effects()).map((e) => e.message_id)).toEqual([goodId]);
 
-    const parked = await waitFor("five parked messages", async () => {
+    const parked = await waitFor("six parked messages", async () => {
       const n = (await broker.ch.checkQueue(PARKING)).messageCount;
-      return n >= 5 ? broker.drain(PARKING) : undefined;
+      return n >= 6 ? broker.drain(PARKING) : undefined;
     });
     const reasons = Object.fromEntries(
       parked.map((m) => [m.properties.messageId ?? "(none)", m.properties.headers?.[PARK_HEADERS.reason]]),
@@ -93,6 +100,7 @@ describe("parking lot", () => {
       "bad-version": "unsupported-version",
       "(none)": "missing-message-id",
       "bad-payload": "invalid-payload",
+      "no-handler": "no-handler",
     });
     for (const m of parked) {
       const h = m.properties.headers ?? {};

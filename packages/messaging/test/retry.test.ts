@@ -1,6 +1,14 @@
+import { pgTransaction } from "@orderflow/db";
 import { openStack } from "@orderflow/infra";
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Handlers, PARK_HEADERS, parkingQueue, TransientError } from "../src/index.ts";
+import {
+  type Handlers,
+  PARK_HEADERS,
+  parkingQueue,
+  type TransactionRunner,
+  TransientError,
+} from "../src/index.ts";
 import { type AdminBroker, openAdminBroker, purgeAll } from "./helpers/broker.ts";
 import { startTestConsumer, type TestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { createTestDatabase, recordEffect, type TestDatabase } from "./helpers/db.ts";
@@ -84,5 +92,29 @@ describe("retry tiers", () => {
     expect(parked?.properties.messageId).toBe(id);
     expect(parked?.properties.headers?.[PARK_HEADERS.reason]).toBe("attempts-exhausted");
     expect(String(parked?.properties.headers?.[PARK_HEADERS.detail])).toMatch(/still down/);
+  });
+
+  it("a database that cannot be reached before the handler does not spend attempts: retried until it is back", async () => {
+    // A real connection failure: a pool pointing at a closed port, for the first three transactions.
+    const down = new pg.Pool({
+      connectionString: "postgres://x:y@127.0.0.1:1/none",
+      connectionTimeoutMillis: 500,
+    });
+    let calls = 0;
+    const flaky: TransactionRunner = (fn) => (++calls <= 3 ? pgTransaction(down, fn) : db.transaction(fn));
+    const c = await startTestConsumer(s, db, {
+      consumerName: "db-down",
+      transaction: flaky,
+      retrySchedule: ["1s"],
+    });
+    running.push(c);
+    const id = await broker.publishEvent("order.created", buildOrderCreated());
+    await waitFor("applied", () => c.outcomes.some((o) => o.kind === "done"), { timeoutMs: 20_000 });
+    await down.end();
+    expect(c.outcomes.map((o) => o.kind)).toEqual(["retried", "retried", "retried", "done"]);
+    expect(
+      c.outcomes.slice(0, 3).every((o) => o.kind === "retried" && o.infrastructure && o.attempt === 0),
+    ).toBe(true);
+    expect((await db.effects()).filter((e) => e.message_id === id)).toHaveLength(1);
   });
 });

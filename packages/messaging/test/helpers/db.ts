@@ -48,7 +48,8 @@ export async function createTestDatabase(s: Stack, label: string): Promise<TestD
     transaction: (fn) => pgTransaction(pool, fn),
     effects: async () => (await pool.query("SELECT * FROM effects ORDER BY id")).rows,
     async drop() {
-      await pool.end().catch(() => {});
+      // A handler still blocked in a transaction would keep pool.end() waiting: bound it, then force.
+      await Promise.race([pool.end().catch(() => {}), new Promise((r) => setTimeout(r, 5_000).unref())]);
       const c = new pg.Client({ connectionString: adminUrl(s.pg) });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
