@@ -11,6 +11,9 @@ export function toMessage(row: ClaimedRow): OutgoingMessage {
     "x-aggregate-type": row.aggregateType,
     "x-aggregate-id": row.aggregateId,
   };
+  // Consumers read the correlation id from this header (packages/contracts HEADERS); the AMQP property
+  // below carries it too, for tools that show properties.
+  if (row.headers.correlationId) headers["x-correlation-id"] = row.headers.correlationId;
   if (row.headers.causationId) headers["x-causation-id"] = row.headers.causationId;
   if (row.headers.traceparent) headers.traceparent = row.headers.traceparent;
   return {
