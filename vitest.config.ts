@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { ComponentsFirst } from "./test-setup/sequencer.ts";
 
 // One configuration for every package's tests. Integration tests share one local stack
 // (started by `pnpm stack up`) and several of them kill broker nodes, so files run one at a time.
@@ -7,6 +8,8 @@ export default defineConfig({
     include: ["{infra,packages,services,load-tests}/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/.stack/**"],
     fileParallelism: false,
+    setupFiles: ["./test-setup/services-per-suite.ts"],
+    sequence: { sequencer: ComponentsFirst },
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // The JSON report feeds the "N passed, N failed" line that scripts/test-all.sh prints.

@@ -1,5 +1,6 @@
 // What tests, the fault lab and scripts use of the local stack.
 
+export { type AppStatus, appsStatus, holdApps, releaseApps } from "./apps/control.ts";
 export { amqpUrlsFor as amqpUrls } from "./broker-urls.ts";
 export * from "./chaos.ts";
 export { readInfraEnv, repoRoot } from "./env.ts";

@@ -44,8 +44,9 @@ export async function appsStatus(s: Stack): Promise<AppStatus[]> {
 
 /** Starts the supervisor (if not running) and waits until every service is ready and every relay runs. */
 export async function startApps(s: Stack, timeoutMs = 180_000): Promise<AppStatus[]> {
+  fs.mkdirSync(appsDir(s.layout), { recursive: true });
+  writeHeld(s.layout, []); // `up` means everything runs, whatever a test or an operator held before
   if (!supervisorPid(s)) {
-    fs.mkdirSync(appsDir(s.layout), { recursive: true });
     spawnDaemon(
       path.join(repoRoot, "node_modules/.bin/tsx"),
       [path.join(repoRoot, "infra/src/apps/supervisor-main.ts")],
@@ -131,4 +132,23 @@ function known(s: Stack, name: string): void {
         .join(", ")}`,
     );
   }
+}
+
+/** Holds every running app stopped (component tests drive the queues themselves). Idempotent. */
+export async function holdApps(s: Stack): Promise<void> {
+  const names = appDefinitions(s).map((a) => a.name);
+  if (names.every((n) => readHeld(s.layout).includes(n))) return;
+  writeHeld(s.layout, names);
+  const state = readState(s.layout);
+  await Promise.all(names.map((n) => stopPid(state?.apps[n]?.pid ?? undefined, 20_000)));
+}
+
+/** Lets every held app run again and waits until all are ready. Idempotent. */
+export async function releaseApps(s: Stack): Promise<void> {
+  if (readHeld(s.layout).length === 0 && (await appsStatus(s)).every((a) => a.healthy)) return;
+  writeHeld(s.layout, []);
+  await waitFor("every service ready again", async () => (await appsStatus(s)).every((a) => a.healthy), {
+    timeoutMs: 120_000,
+    intervalMs: 500,
+  });
 }

@@ -87,7 +87,7 @@ setInterval(() => {
       start(app);
     }
   }
-}, 500).unref();
+}, 500); // not unref'd: it also keeps the supervisor alive while every app is held down
 
 async function ready(url: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -112,6 +112,11 @@ async function stopAll(): Promise<void> {
   process.exit(0);
 }
 
+process.on("exit", (code) => log(`exiting with code ${code}`));
+process.on("uncaughtException", (e) => {
+  log(`uncaught exception: ${e.stack ?? e.message}`);
+  void stopAll();
+});
 process.on("SIGTERM", () => void stopAll());
 process.on("SIGINT", () => void stopAll());
 fs.writeFileSync(supervisorPidFile(stack.layout), `${process.pid}\n`);

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   createBrokerConnection,
   createConfirmPublisher,
-  MessagingError,
+  type MessagingError,
   publishEvent,
 } from "../src/index.ts";
 import { openAdminBroker, purgeAll } from "./helpers/broker.ts";

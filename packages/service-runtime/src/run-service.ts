@@ -38,7 +38,10 @@ export interface ServiceDefinition<Db, Tx extends SqlTx> {
   doneOnConfirm?: readonly string[];
   /** Longest period after which a reconciliation job may re-send an event (inbox retention must exceed it). */
   reconciliationPeriodMs: number;
-  routes: (app: FastifyInstance, deps: { db: Db; runtime: ServiceRuntime<Tx>; log: Log }) => { stop(): void } | undefined;
+  routes: (
+    app: FastifyInstance,
+    deps: { db: Db; runtime: ServiceRuntime<Tx>; log: Log },
+  ) => { stop(): void } | undefined;
 }
 
 export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db, Tx>): Promise<void> {

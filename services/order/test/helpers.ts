@@ -22,7 +22,11 @@ export async function openSaga(): Promise<Saga> {
   for (const [svc, u] of Object.entries(url)) {
     await eventually(
       `the ${svc} service to be ready at ${u} (is the stack up? \`pnpm stack up\`)`,
-      () => fetch(`${u}/health/ready`).then((r) => (r.ok ? true : undefined), () => undefined),
+      () =>
+        fetch(`${u}/health/ready`).then(
+          (r) => (r.ok ? true : undefined),
+          () => undefined,
+        ),
       30_000,
     );
   }

@@ -12,7 +12,11 @@ UPDATE outbox
        attempts = attempts + 1
  WHERE id = ANY($1::bigint[]) AND status = 0`;
 
-export async function markSent(pool: pg.Pool, ids: string[], doneOnConfirm: readonly string[] = []): Promise<number> {
+export async function markSent(
+  pool: pg.Pool,
+  ids: string[],
+  doneOnConfirm: readonly string[] = [],
+): Promise<number> {
   if (ids.length === 0) return 0;
   return (await pool.query(SQL, [ids, doneOnConfirm])).rowCount ?? 0;
 }

@@ -1,0 +1,98 @@
+// Reads, as the database admin, everything the audit compares: orders, reservations, grants, balances,
+// stock, outbox and inbox rows of one run (by its order ids and prefix).
+import { adminUrl, databaseName, type ServiceName, type Stack } from "@orderflow/infra";
+import pg from "pg";
+import type { RunLedger } from "./ledger.ts";
+
+export interface Snapshot {
+  orders: Map<
+    string,
+    { status: string; total: number; customerId: string; pointsGranted: number | null; cancelAcks: string[] }
+  >;
+  orderLines: Map<string, { sku: string; quantity: number }[]>;
+  reservations: Map<string, { status: string; lines: { sku: string; quantity: number }[] }>;
+  grants: Map<string, { status: string; points: number; customerId: string }>;
+  balances: Map<string, number>;
+  stock: Map<string, { available: number; reserved: number }>;
+  outbox: Record<ServiceName, { status: number; n: number }[]>;
+  inboxRows: Record<ServiceName, number>;
+}
+
+async function withDb<T>(s: Stack, svc: ServiceName, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: adminUrl(s.pg, databaseName(svc)) });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+export async function takeSnapshot(s: Stack, ledger: RunLedger): Promise<Snapshot> {
+  const ids = ledger.orders.map((o) => o.orderId);
+  const like = `${ledger.prefix}%`;
+  const outboxBy = (c: pg.Client, key: string) =>
+    c
+      .query<{ status: number; n: string }>(
+        `SELECT status, count(*) AS n FROM outbox WHERE ${key} GROUP BY status`,
+        key.includes("$1") ? [ids] : [],
+      )
+      .then((r) => r.rows.map((x) => ({ status: x.status, n: Number(x.n) })));
+
+  const order = await withDb(s, "order", async (c) => {
+    const o = await c.query(
+      `SELECT id, status, total, customer_id, points_granted, cancel_acks FROM orders WHERE customer_id LIKE $1`,
+      [like],
+    );
+    const l = await c.query(
+      `SELECT l.order_id, l.sku, l.quantity FROM order_lines l JOIN orders o ON o.id = l.order_id WHERE o.customer_id LIKE $1`,
+      [like],
+    );
+    return { o: o.rows, l: l.rows, outbox: await outboxBy(c, "aggregate_id = ANY($1::text[])") };
+  });
+  const inventory = await withDb(s, "inventory", async (c) => ({
+    r: (
+      await c.query(`SELECT order_id, status, lines FROM reservations WHERE order_id = ANY($1::text[])`, [
+        ids,
+      ])
+    ).rows,
+    stock: (await c.query(`SELECT sku, available, reserved FROM stock WHERE sku LIKE $1`, [like])).rows,
+    outbox: await outboxBy(c, "aggregate_id = ANY($1::text[])"),
+  }));
+  const points = await withDb(s, "points", async (c) => ({
+    g: (
+      await c.query(`SELECT order_id, status, points, customer_id FROM grants WHERE customer_id LIKE $1`, [
+        like,
+      ])
+    ).rows,
+    b: (await c.query(`SELECT customer_id, balance FROM accounts WHERE customer_id LIKE $1`, [like])).rows,
+    outbox: await outboxBy(c, "aggregate_id = ANY($1::text[])"),
+  }));
+
+  const orderLines = new Map<string, { sku: string; quantity: number }[]>();
+  for (const l of order.l)
+    orderLines.set(l.order_id, [...(orderLines.get(l.order_id) ?? []), { sku: l.sku, quantity: l.quantity }]);
+  return {
+    orders: new Map(
+      order.o.map((o) => [
+        o.id,
+        {
+          status: o.status,
+          total: o.total,
+          customerId: o.customer_id,
+          pointsGranted: o.points_granted,
+          cancelAcks: o.cancel_acks,
+        },
+      ]),
+    ),
+    orderLines,
+    reservations: new Map(inventory.r.map((r) => [r.order_id, { status: r.status, lines: r.lines }])),
+    grants: new Map(
+      points.g.map((g) => [g.order_id, { status: g.status, points: g.points, customerId: g.customer_id }]),
+    ),
+    balances: new Map(points.b.map((b) => [b.customer_id, b.balance])),
+    stock: new Map(inventory.stock.map((x) => [x.sku, { available: x.available, reserved: x.reserved }])),
+    outbox: { order: order.outbox, inventory: inventory.outbox, points: points.outbox },
+    inboxRows: { order: 0, inventory: 0, points: 0 },
+  };
+}

@@ -1,0 +1,25 @@
+// Component tests (infra/, packages/) drive the real work queues directly, so the services, which consume
+// those queues, are held stopped while they run; system tests (services/, load-tests/) need them running.
+// The sequencer (test-setup/sequencer.ts) runs every component test first, so the services stop once and
+// start once. Holding is recorded in the stack folder, so it works across vitest's worker processes.
+import { appsStatus, holdApps, openStack, releaseApps } from "@orderflow/infra";
+import { beforeAll } from "vitest";
+import { isSystemTest } from "./test-kind.ts";
+
+// biome-ignore lint/correctness/noEmptyPattern: vitest requires a destructured first argument; the file is the second
+beforeAll(async ({}, suite) => {
+  let stack: ReturnType<typeof openStack>;
+  try {
+    stack = openStack(undefined, false);
+  } catch {
+    return; // no stack at all: the test itself will say so
+  }
+  if ((await appsStatus(stack)).length === 0) return; // started with --no-apps
+  const file = (suite as { file?: { filepath?: string } }).file?.filepath;
+  if (!file)
+    throw new Error(
+      "vitest did not pass the test file to beforeAll: cannot tell component from system tests",
+    );
+  if (isSystemTest(file)) await releaseApps(stack);
+  else await holdApps(stack);
+}, 120_000);
