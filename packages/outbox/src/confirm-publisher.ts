@@ -125,8 +125,9 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
     while (!closed) {
       const url = opts.urls[urlIndex % opts.urls.length] as string;
       urlIndex++;
+      let c: ChannelModel | undefined;
       try {
-        const c = await amqp.connect(withHeartbeat(url, opts.heartbeatSeconds ?? 5), {
+        c = await amqp.connect(withHeartbeat(url, opts.heartbeatSeconds ?? 5), {
           timeout: opts.connectTimeoutMs ?? 5_000,
         });
         if (closed) {
@@ -138,6 +139,8 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
         log("info", "amqp.connected", { node: nodeOf(url) });
         return;
       } catch (e) {
+        // A connection whose channel could not be opened (e.g. during an election) is not kept.
+        void c?.close().catch(() => {});
         failures++;
         log("warn", "amqp.connect_failed", { node: nodeOf(url), error: (e as Error).message });
         // Each full round over the nodes that fails doubles the wait, up to the cap.

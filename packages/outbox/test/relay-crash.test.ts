@@ -57,6 +57,10 @@ describe("a relay process dying mid-flight", () => {
       // Only the batch that was in the crash window can be duplicated, and at most once more.
       expect(duplicates.length).toBeLessThanOrEqual(100);
       expect(Math.max(...counter.published.values())).toBeLessThanOrEqual(2);
+      // SIGTERM is a graceful stop: the process drains and exits 0.
+      second.child.kill("SIGTERM");
+      expect(await second.exited).toBe(0);
+      second = undefined;
     } finally {
       if (first.child.exitCode === null) first.child.kill("SIGKILL");
       if (second) {
