@@ -4,10 +4,11 @@
 //
 // Verdicts:
 //  - confirmed: the broker acked and did not return it (for a quorum queue: replicated to a majority).
-//  - refused: the broker said no (returned as unroutable under `mandatory`, nacked, too large to send).
-//    The relay retries these with backoff and eventually parks them as failed.
+//  - refused: the broker said no (returned as unroutable under `mandatory`, an isolated nack, too large to
+//    send). The relay retries these with backoff and eventually parks them as failed.
 //  - unavailable: no answer (no connection, connection lost, or silence until the confirm timeout, as
-//    when quorum is lost). Never the message's fault: the relay keeps it pending behind its health gate.
+//    when quorum is lost) or a run of nacks. Never the message's fault: the relay keeps it pending behind
+//    its health gate.
 import amqp, { type ChannelModel, type ConfirmChannel } from "amqplib";
 import { silentLog } from "./log.ts";
 import type { Log } from "./types.ts";
@@ -41,7 +42,7 @@ export interface ConfirmPublisherOptions {
   /** Wait before reconnecting: a channel opened during a quorum leader election can stay broken. */
   reconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
-  /** A run of this many nacks recycles the connection (the broken-channel case above). */
+  /** A run of this many consecutive nacks is a channel/queue problem: unavailable, and the connection recycles. */
   recycleAfterNacks?: number;
   /** Bodies above this are refused without sending: the broker would close the channel on them. */
   maxMessageBytes?: number;
@@ -59,6 +60,7 @@ export interface ConfirmPublisher {
   close(): Promise<void>;
 }
 
+const NACKED = "nacked by the broker";
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 const jittered = (ms: number) => Math.round(ms * (0.8 + 0.4 * Math.random()));
 /** The node part of a URL, for logs: never the credentials. */
@@ -271,7 +273,7 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
               } else settle(i, { status: "confirmed" });
             } else if (err.message === "message nacked") {
               consecutiveNacks++;
-              settle(i, { status: "refused", reason: "nacked by the broker" });
+              settle(i, { status: "refused", reason: NACKED });
             } else settle(i, { status: "unavailable", reason: err.message });
           },
         );
@@ -303,9 +305,17 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
         if (channel === ch) recycle("confirm timeout");
       }
     }
-    if (consecutiveNacks >= recycleAfterNacks && channel === ch) {
+    if (consecutiveNacks >= recycleAfterNacks) {
+      // A run of nacks is about the channel or the queue (a channel broken by a leader election, a queue
+      // out of quorum or full under reject-publish), not about these messages: report them unavailable so
+      // no attempt is counted, and start over on another node.
       consecutiveNacks = 0;
-      recycle("run of nacks");
+      for (let i = 0; i < out.length; i++) {
+        const o = out[i];
+        if (o?.status === "refused" && o.reason === NACKED)
+          out[i] = { status: "unavailable", reason: "run of nacks" };
+      }
+      if (channel === ch) recycle("run of nacks");
     }
     return out as PublishOutcome[];
   }

@@ -33,7 +33,11 @@ describe("quorum lost", () => {
     await publisher.waitUntilConnected(10_000);
     const registry = new Registry();
     const metrics = createOutboxMetrics({ registry, pool: db.pool });
+    const refusals: string[] = [];
     const relay = createRelay({
+      log: (_l, event, f) => {
+        if (event === "relay.message_refused") refusals.push(String(f?.error));
+      },
       pool: db.pool,
       publisher,
       metrics,
@@ -71,6 +75,7 @@ describe("quorum lost", () => {
       const during = await db.pool.query<{ max_attempts: number; failed: number }>(
         "SELECT COALESCE(max(attempts), 0)::int AS max_attempts, count(*) FILTER (WHERE status = 9)::int AS failed FROM outbox WHERE status <> 1",
       );
+      expect(refusals).toEqual([]);
       expect(during.rows[0]).toEqual({ max_attempts: 0, failed: 0 });
 
       // The stack's start waits for the whole cluster, so both nodes come back together.
