@@ -338,7 +338,10 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
     waitUntilConnected: async (timeoutMs) => {
       if (channel) return true;
       ensureConnecting();
-      await Promise.race([new Promise<void>((r) => connectedWaiters.push(r)), sleep(timeoutMs)]);
+      let waiter: (() => void) | undefined;
+      await Promise.race([new Promise<void>((r) => connectedWaiters.push((waiter = r))), sleep(timeoutMs)]);
+      // Called once a second through a long outage: do not let timed-out waiters pile up.
+      connectedWaiters = connectedWaiters.filter((w) => w !== waiter);
       return channel !== undefined;
     },
     inFlight: () => inFlight,
