@@ -32,6 +32,8 @@ export interface RelayConfig {
   probeBatchSize: number;
   /** Concurrent fast-path publishes; beyond this a commit only wakes the sweep. */
   fastPathConcurrency: number;
+  /** Tries for marking a confirmed batch sent (200 ms doubling between tries: ~6 s for 6). */
+  dbRetries: number;
 }
 
 export const DEFAULT_RELAY_CONFIG: RelayConfig = {
@@ -44,6 +46,7 @@ export const DEFAULT_RELAY_CONFIG: RelayConfig = {
   gateMaxMs: 15_000,
   probeBatchSize: 20,
   fastPathConcurrency: 4,
+  dbRetries: 6,
 };
 
 /** Named fault points for tests: armed by a test or by relay-main's OUTBOX_FAULT. */
@@ -128,9 +131,13 @@ export function createRelay(deps: {
     }
     if (confirmed.length > 0) {
       const now = Date.now();
-      await markSent(
-        pool,
-        confirmed.map((r) => r.id),
+      // The broker has these: retry the mark through a short database blip rather than leave them to the
+      // lease expiry, which would publish them a second time.
+      await retryDb("mark_sent", () =>
+        markSent(
+          pool,
+          confirmed.map((r) => r.id),
+        ),
       );
       metrics?.sent.inc(confirmed.length);
       for (const r of confirmed) metrics?.timeInOutbox.observe((now - r.createdAt.getTime()) / 1000);
@@ -143,6 +150,18 @@ export function createRelay(deps: {
         unavailable.map((r) => r.id),
       );
       closeGate(lastUnavailable, unavailable.length);
+    }
+  }
+
+  async function retryDb<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (e) {
+        if (attempt >= cfg.dbRetries) throw e;
+        log("warn", "relay.db_retry", { what, attempt, error: (e as Error).message });
+        await new Promise((r) => setTimeout(r, 200 * 2 ** (attempt - 1)));
+      }
     }
   }
 
