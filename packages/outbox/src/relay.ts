@@ -119,6 +119,7 @@ export function createRelay(deps: {
 
     const confirmed: ClaimedRow[] = [];
     const unavailable: ClaimedRow[] = [];
+    const refused: [ClaimedRow, string][] = [];
     let lastUnavailable = "";
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] as ClaimedRow;
@@ -127,8 +128,10 @@ export function createRelay(deps: {
       else if (o.status === "unavailable") {
         unavailable.push(row);
         lastUnavailable = o.reason;
-      } else await refuse(row, o.reason);
+      } else refused.push([row, o.reason]);
     }
+    // Confirmed rows are recorded first: if the database fails later in this function, only rows the
+    // broker does not have are left to their lease.
     if (confirmed.length > 0) {
       const now = Date.now();
       // The broker has these: retry the mark through a short database blip rather than leave them to the
@@ -144,6 +147,7 @@ export function createRelay(deps: {
       log("debug", "relay.sent", { path, count: confirmed.length });
       openGate();
     }
+    for (const [row, reason] of refused) await refuse(row, reason);
     if (unavailable.length > 0) {
       await releaseClaims(
         pool,
