@@ -13,6 +13,13 @@ export interface SqlTx {
 /** Runs `fn` inside BEGIN/COMMIT on one pooled connection; rolls back if it throws. */
 export async function pgTransaction<T>(pool: pg.Pool, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A checked-out client has no pool listener: a server-side termination between two statements (e.g. a
+  // PostgreSQL restart) would otherwise be an unhandled 'error' event that crashes the process.
+  let broken: Error | undefined;
+  const onError = (e: Error) => {
+    broken = e;
+  };
+  client.on("error", onError);
   const tx: SqlTx = {
     $executeRawUnsafe: async (q, ...v) => (await client.query(q, v)).rowCount ?? 0,
     $queryRawUnsafe: async <R>(q: string, ...v: unknown[]) => (await client.query(q, v)).rows as R,
@@ -26,6 +33,8 @@ export async function pgTransaction<T>(pool: pg.Pool, fn: (tx: SqlTx) => Promise
     await client.query("ROLLBACK").catch(() => {});
     throw e;
   } finally {
-    client.release();
+    client.off("error", onError);
+    // Releasing with the error destroys the connection instead of returning it to the pool.
+    client.release(broken);
   }
 }

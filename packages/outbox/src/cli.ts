@@ -17,7 +17,7 @@ function flags(args: string[], name: string): string[] {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
-  const env = readOutboxEnv(process.env, false);
+  const env = readOutboxEnv(undefined, false);
   if (command === "migrate") {
     const r = await applyMigrations({ databaseUrl: env.databaseUrl, migrationsDirs: args });
     console.log(JSON.stringify(r));

@@ -4,10 +4,11 @@
 //
 // Verdicts:
 //  - confirmed: the broker acked and did not return it (for a quorum queue: replicated to a majority).
-//  - refused: the broker said no (returned as unroutable under `mandatory`, nacked, too large to send).
-//    The relay retries these with backoff and eventually parks them as failed.
+//  - refused: the broker said no (returned as unroutable under `mandatory`, an isolated nack, too large to
+//    send). The relay retries these with backoff and eventually parks them as failed.
 //  - unavailable: no answer (no connection, connection lost, or silence until the confirm timeout, as
-//    when quorum is lost). Never the message's fault: the relay keeps it pending behind its health gate.
+//    when quorum is lost) or a run of nacks. Never the message's fault: the relay keeps it pending behind
+//    its health gate.
 import amqp, { type ChannelModel, type ConfirmChannel } from "amqplib";
 import { silentLog } from "./log.ts";
 import type { Log } from "./types.ts";
@@ -41,7 +42,7 @@ export interface ConfirmPublisherOptions {
   /** Wait before reconnecting: a channel opened during a quorum leader election can stay broken. */
   reconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
-  /** A run of this many nacks recycles the connection (the broken-channel case above). */
+  /** A run of this many consecutive nacks is a channel/queue problem: unavailable, and the connection recycles. */
   recycleAfterNacks?: number;
   /** Bodies above this are refused without sending: the broker would close the channel on them. */
   maxMessageBytes?: number;
@@ -59,6 +60,7 @@ export interface ConfirmPublisher {
   close(): Promise<void>;
 }
 
+const NACKED = "nacked by the broker";
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 const jittered = (ms: number) => Math.round(ms * (0.8 + 0.4 * Math.random()));
 /** The node part of a URL, for logs: never the credentials. */
@@ -125,8 +127,9 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
     while (!closed) {
       const url = opts.urls[urlIndex % opts.urls.length] as string;
       urlIndex++;
+      let c: ChannelModel | undefined;
       try {
-        const c = await amqp.connect(withHeartbeat(url, opts.heartbeatSeconds ?? 5), {
+        c = await amqp.connect(withHeartbeat(url, opts.heartbeatSeconds ?? 5), {
           timeout: opts.connectTimeoutMs ?? 5_000,
         });
         if (closed) {
@@ -138,6 +141,8 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
         log("info", "amqp.connected", { node: nodeOf(url) });
         return;
       } catch (e) {
+        // A connection whose channel could not be opened (e.g. during an election) is not kept.
+        void c?.close().catch(() => {});
         failures++;
         log("warn", "amqp.connect_failed", { node: nodeOf(url), error: (e as Error).message });
         // Each full round over the nodes that fails doubles the wait, up to the cap.
@@ -268,7 +273,7 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
               } else settle(i, { status: "confirmed" });
             } else if (err.message === "message nacked") {
               consecutiveNacks++;
-              settle(i, { status: "refused", reason: "nacked by the broker" });
+              settle(i, { status: "refused", reason: NACKED });
             } else settle(i, { status: "unavailable", reason: err.message });
           },
         );
@@ -300,9 +305,17 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
         if (channel === ch) recycle("confirm timeout");
       }
     }
-    if (consecutiveNacks >= recycleAfterNacks && channel === ch) {
+    if (consecutiveNacks >= recycleAfterNacks) {
+      // A run of nacks is about the channel or the queue (a channel broken by a leader election, a queue
+      // out of quorum or full under reject-publish), not about these messages: report them unavailable so
+      // no attempt is counted, and start over on another node.
       consecutiveNacks = 0;
-      recycle("run of nacks");
+      for (let i = 0; i < out.length; i++) {
+        const o = out[i];
+        if (o?.status === "refused" && o.reason === NACKED)
+          out[i] = { status: "unavailable", reason: "run of nacks" };
+      }
+      if (channel === ch) recycle("run of nacks");
     }
     return out as PublishOutcome[];
   }
@@ -325,7 +338,10 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
     waitUntilConnected: async (timeoutMs) => {
       if (channel) return true;
       ensureConnecting();
-      await Promise.race([new Promise<void>((r) => connectedWaiters.push(r)), sleep(timeoutMs)]);
+      let waiter: (() => void) | undefined;
+      await Promise.race([new Promise<void>((r) => connectedWaiters.push((waiter = r))), sleep(timeoutMs)]);
+      // Called once a second through a long outage: do not let timed-out waiters pile up.
+      connectedWaiters = connectedWaiters.filter((w) => w !== waiter);
       return channel !== undefined;
     },
     inFlight: () => inFlight,

@@ -34,6 +34,8 @@ export interface RelayConfig {
   fastPathConcurrency: number;
   /** Event types no reply answers: confirmed means done (2) for them, not sent (1). */
   doneOnConfirm: readonly string[];
+  /** Tries for marking a confirmed batch sent (200 ms doubling between tries: ~6 s for 6). */
+  dbRetries: number;
 }
 
 export const DEFAULT_RELAY_CONFIG: RelayConfig = {
@@ -47,6 +49,7 @@ export const DEFAULT_RELAY_CONFIG: RelayConfig = {
   probeBatchSize: 20,
   fastPathConcurrency: 4,
   doneOnConfirm: [],
+  dbRetries: 6,
 };
 
 /** Named fault points for tests: armed by a test or by relay-main's OUTBOX_FAULT. */
@@ -119,6 +122,7 @@ export function createRelay(deps: {
 
     const confirmed: ClaimedRow[] = [];
     const unavailable: ClaimedRow[] = [];
+    const refused: [ClaimedRow, string][] = [];
     let lastUnavailable = "";
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] as ClaimedRow;
@@ -127,26 +131,45 @@ export function createRelay(deps: {
       else if (o.status === "unavailable") {
         unavailable.push(row);
         lastUnavailable = o.reason;
-      } else await refuse(row, o.reason);
+      } else refused.push([row, o.reason]);
     }
+    // Confirmed rows are recorded first: if the database fails later in this function, only rows the
+    // broker does not have are left to their lease.
     if (confirmed.length > 0) {
       const now = Date.now();
-      await markSent(
-        pool,
-        confirmed.map((r) => r.id),
-        cfg.doneOnConfirm,
+      // The broker has these: retry the mark through a short database blip rather than leave them to the
+      // lease expiry, which would publish them a second time.
+      await retryDb("mark_sent", () =>
+        markSent(
+          pool,
+          confirmed.map((r) => r.id),
+          cfg.doneOnConfirm,
+        ),
       );
       metrics?.sent.inc(confirmed.length);
       for (const r of confirmed) metrics?.timeInOutbox.observe((now - r.createdAt.getTime()) / 1000);
       log("debug", "relay.sent", { path, count: confirmed.length });
       openGate();
     }
+    for (const [row, reason] of refused) await refuse(row, reason);
     if (unavailable.length > 0) {
       await releaseClaims(
         pool,
         unavailable.map((r) => r.id),
       );
       closeGate(lastUnavailable, unavailable.length);
+    }
+  }
+
+  async function retryDb<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (e) {
+        if (attempt >= cfg.dbRetries) throw e;
+        log("warn", "relay.db_retry", { what, attempt, error: (e as Error).message });
+        await new Promise((r) => setTimeout(r, 200 * 2 ** (attempt - 1)));
+      }
     }
   }
 
@@ -166,6 +189,28 @@ export function createRelay(deps: {
       metrics?.failed.inc();
       log("error", "relay.message_failed", fields);
     } else log("warn", "relay.message_refused", { ...fields, retryInMs: delay });
+  }
+
+  // Commits that arrive while every fast-path slot is busy wait here and leave together as one claim and
+  // one publish window, so under load the fast path batches instead of publishing row by row.
+  const fastQueue: string[] = [];
+  function pumpFastPath(): void {
+    while (running && fastInFlight < cfg.fastPathConcurrency && fastQueue.length > 0) {
+      const ids = fastQueue.splice(0, cfg.batchSize);
+      fastInFlight++;
+      void track(
+        claimByIds(pool, ids, cfg.leaseMs).then((rows) =>
+          rows.length > 0 ? publishAndRecord(rows, "fast") : undefined,
+        ),
+      )
+        .catch((e) =>
+          log("error", "relay.fast_path_error", { error: (e as Error).message, count: ids.length }),
+        )
+        .finally(() => {
+          fastInFlight--;
+          pumpFastPath();
+        });
+    }
   }
 
   async function sweepOnce(): Promise<number> {
@@ -221,20 +266,17 @@ export function createRelay(deps: {
     },
     afterCommit(messageIds) {
       if (!running || messageIds.length === 0) return;
-      if (fastInFlight >= cfg.fastPathConcurrency || !gateOpen() || suspect || !publisher.isConnected()) {
+      if (!gateOpen() || suspect || !publisher.isConnected()) {
         wakeUp?.();
         return;
       }
-      fastInFlight++;
-      void track(
-        claimByIds(pool, messageIds, cfg.leaseMs).then((rows) =>
-          rows.length > 0 ? publishAndRecord(rows, "fast") : undefined,
-        ),
-      )
-        .catch((e) => log("error", "relay.fast_path_error", { error: (e as Error).message, messageIds }))
-        .finally(() => {
-          fastInFlight--;
-        });
+      // Bounded: past this the rows are just as safe in the table, and the sweep takes them in batches.
+      if (fastQueue.length + messageIds.length > cfg.batchSize * 10) {
+        wakeUp?.();
+        return;
+      }
+      fastQueue.push(...messageIds);
+      pumpFastPath();
     },
     wake: () => wakeUp?.(),
     sweepOnce,

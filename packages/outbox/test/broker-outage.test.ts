@@ -102,8 +102,7 @@ describe("the whole broker down", () => {
         [new Date(startIssuedAt)],
       );
       const backlogSentAt = (backlog.rows[0]?.last_sent as Date).getTime();
-      const reopened =
-        events.find((e) => e.event === "relay.broker_available" && e.at > stoppedAt)?.at ?? NaN;
+      const reopened = events.find((e) => e.event === "amqp.connected" && e.at > stoppedAt)?.at ?? NaN;
 
       const report = {
         brokerDownSeconds: ((startIssuedAt - stoppedAt) / 1000).toFixed(1),

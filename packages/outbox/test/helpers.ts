@@ -54,6 +54,8 @@ export async function freshDatabase(prefix = "outbox_test"): Promise<TestDb> {
   const url = adminUrl(stack.pg, name);
   await applyMigrations({ databaseUrl: url, migrationsDirs: [OUTBOX_MIGRATIONS_DIR] });
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle client killed by the DROP ... WITH (FORCE) at teardown must not surface as an unhandled error.
+  pool.on("error", () => {});
   return {
     url,
     pool,

@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   countDeliveries,
@@ -11,6 +12,18 @@ import {
 } from "./helpers.ts";
 
 let db: TestDb;
+
+/** A port the OS says is free right now (for the child relay's metrics endpoint). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
 beforeAll(async () => {
   db = await freshDatabase();
 });
@@ -40,7 +53,8 @@ describe("a relay process dying mid-flight", () => {
       await pollUntil("the first batch at the broker", () => counter.distinct() === 100);
       expect((await statusCounts(db.pool))[1] ?? 0).toBe(0);
 
-      second = spawnRelay(env);
+      const metricsPort = await freePort();
+      second = spawnRelay({ ...env, OUTBOX_METRICS_PORT: String(metricsPort) });
       await pollUntil(
         "every row marked sent after the restart",
         async () => (await statusCounts(db.pool))[1] === n,
@@ -57,6 +71,15 @@ describe("a relay process dying mid-flight", () => {
       // Only the batch that was in the crash window can be duplicated, and at most once more.
       expect(duplicates.length).toBeLessThanOrEqual(100);
       expect(Math.max(...counter.published.values())).toBeLessThanOrEqual(2);
+      // The relay process serves its metrics; the backlog gauges read the database.
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(metrics).toMatch(/^outbox_pending 0$/m);
+      expect(Number(/^outbox_sent_total (\S+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(200);
+      expect(metrics).toContain("outbox_time_in_outbox_seconds_bucket");
+      // SIGTERM is a graceful stop: the process drains and exits 0.
+      second.child.kill("SIGTERM");
+      expect(await second.exited).toBe(0);
+      second = undefined;
     } finally {
       if (first.child.exitCode === null) first.child.kill("SIGKILL");
       if (second) {

@@ -1,3 +1,4 @@
+-- Keep apostrophes and semicolons out of comments: the Prisma driver-adapter engine splits scripts on them.
 -- The transactional outbox: one row per event, written in the business transaction, published by the relay.
 -- status: 0 pending, 1 sent (broker confirmed), 2 done (a downstream reply carried its id), 9 failed.
 CREATE TABLE "outbox" (
@@ -24,15 +25,15 @@ CREATE TABLE "outbox" (
 CREATE UNIQUE INDEX "outbox_message_id_key" ON "outbox"("message_id");
 
 -- The claim reads only pending rows: a partial index keeps its cost proportional to the backlog,
--- not to the history of sent and done rows. A claimed row's lease is its next_attempt_at moved forward.
+-- not to the history of sent and done rows. The lease of a claimed row is its next_attempt_at moved forward.
 CREATE INDEX "outbox_pending_due_idx" ON "outbox"("next_attempt_at", "id") WHERE "status" = 0;
--- Reconciliation scans sent-but-not-done rows by age; the archiver scans done rows by age.
+-- Reconciliation scans sent-but-not-done rows by age, the archiver scans done rows by age.
 CREATE INDEX "outbox_sent_age_idx" ON "outbox"("sent_at") WHERE "status" = 1;
 CREATE INDEX "outbox_done_age_idx" ON "outbox"("done_at") WHERE "status" = 2;
 -- Operators list and redrive failed rows.
 CREATE INDEX "outbox_failed_idx" ON "outbox"("id") WHERE "status" = 9;
 
--- Done rows older than the retention move here in small batches; pruned after its own retention.
+-- Done rows older than the retention move here in small batches, pruned after its own retention.
 CREATE TABLE "outbox_archive" (
     "id" BIGINT NOT NULL,
     "message_id" UUID NOT NULL,
