@@ -19,7 +19,8 @@ export type HandlerResult = undefined | { rejected: string };
 export type Handler<T extends EventType> = (
   event: InboundEvent<EventPayload<T>> & { type: T },
   tx: SqlTx,
-) => Promise<HandlerResult | undefined | void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing is a plain "done"
+) => Promise<HandlerResult | void>;
 
 export type Handlers = { [T in EventType]?: Handler<T> };
 
@@ -121,7 +122,12 @@ export function createDelivery(deps: DeliveryDeps): (ch: Channel, msg: ConsumeMe
       report({ kind: "duplicate-cache", messageId: id, type: ev.type });
       return ack(ch, msg);
     }
-    let result: { dup: true } | { dup: false; r: HandlerResult | undefined | void };
+    let result:
+      | { dup: true }
+      | {
+          dup: false; // biome-ignore lint/suspicious/noConfusingVoidType: what a handler may return
+          r: HandlerResult | void;
+        };
     let handlerRan = false;
     try {
       result = await deps.transaction(async (tx) => {

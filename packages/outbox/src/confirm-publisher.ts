@@ -339,7 +339,11 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
       if (channel) return true;
       ensureConnecting();
       let waiter: (() => void) | undefined;
-      await Promise.race([new Promise<void>((r) => connectedWaiters.push((waiter = r))), sleep(timeoutMs)]);
+      const connected = new Promise<void>((r) => {
+        waiter = r;
+        connectedWaiters.push(r);
+      });
+      await Promise.race([connected, sleep(timeoutMs)]);
       // Called once a second through a long outage: do not let timed-out waiters pile up.
       connectedWaiters = connectedWaiters.filter((w) => w !== waiter);
       return channel !== undefined;

@@ -101,7 +101,9 @@ describe("the whole broker down", () => {
         "SELECT max(sent_at) AS last_sent FROM outbox WHERE created_at < $1",
         [new Date(startIssuedAt)],
       );
-      const backlogSentAt = (backlog.rows[0]?.last_sent as Date).getTime();
+      const lastSent = backlog.rows[0]?.last_sent;
+      if (!lastSent) throw new Error("no backlog row was sent");
+      const backlogSentAt = lastSent.getTime();
       const reopened = events.find((e) => e.event === "amqp.connected" && e.at > stoppedAt)?.at ?? NaN;
 
       const report = {

@@ -119,7 +119,14 @@ describe("no row is published twice in the normal path", () => {
       const publisher = orderPublisher();
       await publisher.waitUntilConnected(10_000);
       const relay = createRelay({ pool, publisher, config: { batchSize: 250, pollIntervalMs: 50 } });
-      relays.push({ relay, pool, close: async () => (await publisher.close(), await pool.end()) });
+      relays.push({
+        relay,
+        pool,
+        close: async () => {
+          await publisher.close();
+          await pool.end();
+        },
+      });
     }
     const t0 = Date.now();
     for (const r of relays) r.relay.start();

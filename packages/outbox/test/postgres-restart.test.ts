@@ -1,6 +1,6 @@
 import { pgTransaction } from "@orderflow/db";
 import { restartPostgresServer } from "@orderflow/infra";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { createRelay, enqueue } from "../src/index.ts";
 import {
   buildEvent,

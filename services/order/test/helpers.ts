@@ -55,6 +55,7 @@ export async function api(
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tests read the JSON bodies of many shapes; assertions check them
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(`${base}${path}`, {
     method,

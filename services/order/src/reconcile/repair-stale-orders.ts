@@ -76,7 +76,7 @@ export async function repairStaleOrders(deps: RepairDeps, opts: { staleAfterMs: 
         // CANCELLED with acknowledgements missing: re-send order.cancelled to whoever has not applied it,
         // and ask whoever has to re-send its acknowledgement.
         const [r, g] = await Promise.all([peers.reservation(o.id), peers.grant(o.id)]);
-        const inventoryApplied = !r || r.status !== "RESERVED";
+        const inventoryApplied = r?.status !== "RESERVED";
         const pointsApplied = !!g && g.status !== "GRANTED";
         if (!(inventoryApplied && pointsApplied)) {
           if (await republish(db, o.cancelledMessageId)) repaired(o.id, "republish:order.cancelled");
