@@ -43,5 +43,5 @@ test("stop-node stops one broker node gracefully and start-node brings it back w
   expect(down.rabbitmq.nodes.find((n) => n.name === node)).toMatchObject({ running: false, pid: null });
   expect(down.rabbitmq.healthy).toBe(false);
   await startBrokerNode(node, s);
-  expect((await stackStatus(s)).healthy).toBe(true);
+  expect((await stackStatus(s)).rabbitmq.healthy).toBe(true);
 });

@@ -4,7 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { parse } from "yaml";
-import { readDefinitions, repoRoot, stackLayout } from "../src/index.ts";
+import { appDefinitions } from "../src/apps/definitions.ts";
+import { readDefinitions, repoRoot, type Stack, stackLayout } from "../src/index.ts";
 import {
   BROKER_ADMIN,
   BROKER_VHOST,
@@ -23,6 +24,7 @@ type Service = {
   healthcheck?: unknown;
   restart?: string;
   entrypoint?: string[];
+  command?: string[];
   depends_on?: Record<string, unknown>;
 };
 const compose = parse(fs.readFileSync(path.join(repoRoot, "docker-compose.yml"), "utf8"), {
@@ -102,6 +104,50 @@ describe("docker-compose.yml agrees with the local stack", () => {
     const needed = new Set([...read("docker-compose.yml").matchAll(/\$\{([A-Z0-9_]+)/g)].map((m) => m[1]));
     const documented = read(".env.example");
     for (const v of needed) expect(documented).toMatch(new RegExp(`^${v}=`, "m"));
+  });
+});
+
+describe("docker-compose.yml runs the same application processes as the local supervisor", () => {
+  const secrets = {
+    postgresAdmin: "x",
+    databases: { order: "x", inventory: "x", points: "x" },
+    brokerAdmin: "x",
+    broker: { order: "x", inventory: "x", points: "x" },
+    erlangCookie: "x",
+  };
+  const fakeStack = {
+    layout,
+    secrets,
+    pg: { layout, secrets, binDir: "", isRoot: false },
+  } as unknown as Stack;
+  const apps = appDefinitions(fakeStack);
+
+  test.each(apps.map((a) => a.name))("%s", (name) => {
+    const app = apps.find((a) => a.name === name);
+    const composeName = name.startsWith("relay:") ? `relay-${name.slice("relay:".length)}` : name;
+    const c = svc(composeName);
+    expect(c.restart).toBe("unless-stopped");
+    // The same entry point, the same variables (values differ: container host names, .env passwords).
+    expect(c.command?.join(" ")).toContain(app?.args.at(-1)?.replace(`${repoRoot}/`, ""));
+    for (const key of Object.keys(app?.env ?? {}).filter(
+      (k) => k !== "LOG_LEVEL" && k !== "OUTBOX_LOG_LEVEL",
+    )) {
+      expect(c.environment, `${composeName} lacks ${key}`).toHaveProperty(key);
+    }
+    if (app?.kind === "service") {
+      expect(hostPorts(c)).toEqual([Number(new URL(app.url ?? "").port)]);
+      expect(c.healthcheck).toBeDefined();
+    } else {
+      expect(c.environment?.OUTBOX_DONE_ON_CONFIRM).toBe(app?.env.OUTBOX_DONE_ON_CONFIRM);
+    }
+  });
+
+  test("one image built from the repository's Dockerfile", () => {
+    expect(fs.existsSync(path.join(repoRoot, "Dockerfile"))).toBe(true);
+    for (const a of apps) {
+      const composeName = a.name.replace("relay:", "relay-");
+      expect(svc(composeName).image).toBe("orderflow-app");
+    }
   });
 });
 

@@ -3,17 +3,15 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { amqpUrls, type Stack } from "../src/index.ts";
 import { waitFor } from "../src/proc.ts";
 import { type Conn, connectAny, getOne, publishConfirmed, purge } from "./broker-helpers.ts";
-import { pauseService, requireHealthyStack } from "./stack-fixture.ts";
+import { requireHealthyStack } from "./stack-fixture.ts";
 
 const QUEUE = "points.order-events";
 const PARKING = `${QUEUE}.parking`;
 let s: Stack;
 let conn: Conn;
-let resume: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
   s = await requireHealthyStack();
-  resume = await pauseService(s, "points");
   await purge(s, [QUEUE, PARKING]);
   conn = await connectAny(amqpUrls(s));
 });
@@ -21,7 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await conn.close().catch(() => {});
   await purge(s, [QUEUE, PARKING]);
-  await resume();
 });
 
 type XDeath = { queue: string; reason: string; count: number; exchange: string }[];

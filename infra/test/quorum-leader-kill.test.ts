@@ -2,23 +2,20 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { amqpUrls, killBrokerNode, leaderOf, type Stack, startBrokerNode } from "../src/index.ts";
 import { connectAny, getOne, publishConfirmed, purge, urlsExcept } from "./broker-helpers.ts";
-import { pauseService, requireHealthyStack } from "./stack-fixture.ts";
+import { requireHealthyStack } from "./stack-fixture.ts";
 
 const QUEUE = "inventory.order-events";
 let s: Stack;
 let killed: string | undefined;
-let resume: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
   s = await requireHealthyStack();
-  resume = await pauseService(s, "inventory");
   await purge(s, [QUEUE]);
 });
 
 afterAll(async () => {
   if (killed) await startBrokerNode(killed, s);
   await purge(s, [QUEUE]);
-  await resume();
 });
 
 test("a confirmed persistent message survives kill -9 of its queue's leader and is consumed from the other nodes", async () => {
