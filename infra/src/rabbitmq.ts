@@ -344,7 +344,8 @@ export async function ensureQueueMembers(d: RabbitDeps): Promise<void> {
       (await listQueues(d)).every(
         (q) => q.type !== "quorum" || (q.members.length === nodes.length && q.online.length === nodes.length),
       ),
-    { timeoutMs: 60_000, intervalMs: 500 },
+    // Members catch up by replaying their log; on a busy 2-core machine that took over a minute.
+    { timeoutMs: 180_000, intervalMs: 500 },
   );
   const leaders = new Set((await listQueues(d)).map((q) => q.leader));
   if (leaders.size < nodes.length) {

@@ -107,8 +107,11 @@ describe("nacks", () => {
       await pollUntil("the held rows sent", async () => (await rows(ids)).every((r) => r.status === 1), {
         timeoutMs: 30_000,
       });
-      const q = await withAdminChannel((ch) => ch.checkQueue(FULL_QUEUE));
-      expect(q.messageCount).toBe(8);
+      // The broker's message count lags behind its confirms: wait for the number, never read it once.
+      await pollUntil("all 8 held rows in the queue", async () => {
+        const q = await withAdminChannel((ch) => ch.checkQueue(FULL_QUEUE));
+        return q.messageCount === 8;
+      });
     } finally {
       await relay.stop();
       await publisher.close();
