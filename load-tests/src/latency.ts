@@ -1,0 +1,34 @@
+// HdrHistogram over microseconds: exact enough (3 significant digits) and constant memory per second.
+import { build, type Histogram } from "hdr-histogram-js";
+import type { LatencySummary } from "./result.ts";
+
+export type LatencyHistogram = Histogram;
+
+export function createLatencyHistogram(significantDigits: 2 | 3 = 3): LatencyHistogram {
+  // Packed buckets: a histogram per timeline second stays small even for long runs.
+  return build({
+    bitBucketSize: "packed",
+    numberOfSignificantValueDigits: significantDigits,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    autoResize: true,
+  });
+}
+
+export function recordLatency(h: LatencyHistogram, micros: number): void {
+  h.recordValue(Math.max(1, Math.round(micros)));
+}
+
+export function summarize(h: LatencyHistogram): LatencySummary | null {
+  if (h.totalCount === 0) return null;
+  return {
+    count: h.totalCount,
+    min: h.minNonZeroValue,
+    mean: Math.round(h.mean),
+    p50: h.getValueAtPercentile(50),
+    p90: h.getValueAtPercentile(90),
+    p95: h.getValueAtPercentile(95),
+    p99: h.getValueAtPercentile(99),
+    max: h.maxValue,
+  };
+}
