@@ -31,8 +31,8 @@ export interface ChartSpec {
 }
 
 // Spread (Math.min(...xs)) overflows the stack on long series; these do not.
-const minOf = (values: number[], fallback: number) => values.reduce((a, b) => (b < a ? b : a), fallback);
-const maxOf = (values: number[], fallback: number) => values.reduce((a, b) => (b > a ? b : a), fallback);
+const minOf = (values: number[], fallback: number) => values.reduce((a, b) => Math.min(a, b), fallback);
+const maxOf = (values: number[], fallback: number) => values.reduce((a, b) => Math.max(a, b), fallback);
 
 const W = 960;
 const H = 300;
