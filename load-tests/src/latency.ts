@@ -21,14 +21,16 @@ export function recordLatency(h: LatencyHistogram, micros: number): void {
 
 export function summarize(h: LatencyHistogram): LatencySummary | null {
   if (h.totalCount === 0) return null;
+  // Percentiles report the top of their bucket, which can exceed the exact max; clamp to it.
+  const at = (p: number) => Math.min(h.getValueAtPercentile(p), h.maxValue);
   return {
     count: h.totalCount,
     min: h.minNonZeroValue,
     mean: Math.round(h.mean),
-    p50: h.getValueAtPercentile(50),
-    p90: h.getValueAtPercentile(90),
-    p95: h.getValueAtPercentile(95),
-    p99: h.getValueAtPercentile(99),
+    p50: at(50),
+    p90: at(90),
+    p95: at(95),
+    p99: at(99),
     max: h.maxValue,
   };
 }

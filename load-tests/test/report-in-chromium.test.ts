@@ -9,6 +9,9 @@ import { writeJson, writeReport, writeSummary } from "../src/report/write-report
 import { ensureChromium, launchChromium } from "./chromium.ts";
 import { runWithFault } from "./report-fixture.ts";
 
+// SVGGraphicsElement's one method used here; the project's tsconfig has no DOM lib.
+type Drawable = { getBBox(): { width: number; height: number } };
+
 const env = readLoadTestsEnv();
 const outDir = path.join(env.reportsDir, "report-test");
 let browser: Browser | undefined;
@@ -46,7 +49,7 @@ describe("the HTML report", () => {
       svgs.map((svg) => {
         const box = svg.getBoundingClientRect();
         const lines = [...svg.querySelectorAll("path.series")].map((p) =>
-          (p as SVGGraphicsElement).getBBox(),
+          (p as unknown as Drawable).getBBox(),
         );
         return {
           id: svg.id,
@@ -56,7 +59,7 @@ describe("the HTML report", () => {
           drawnLines: lines.filter((b) => b.width > 0).length,
           markers: [...svg.querySelectorAll("g.fault-marker")].map((g) => g.getAttribute("data-label")),
           markerHeights: [...svg.querySelectorAll("g.fault-marker line")].map(
-            (l) => (l as SVGGraphicsElement).getBBox().height,
+            (l) => (l as unknown as Drawable).getBBox().height,
           ),
           windows: svg.querySelectorAll("rect.fault-window").length,
         };
