@@ -140,7 +140,10 @@ export function createMetrics() {
             ? overall.minNonZeroValue
             : aggregation === "max"
               ? overall.maxValue
-              : overall.getValueAtPercentile(aggregation === "med" ? 50 : (percentile ?? 50));
+              : Math.min(
+                  overall.maxValue,
+                  overall.getValueAtPercentile(aggregation === "med" ? 50 : (percentile ?? 50)),
+                );
       return us / 1000;
     },
     summary(scheduleMs: number): RunSummary {

@@ -1,9 +1,8 @@
 // Runs one scenario: schedules iterations (open model for the arrival-rate executors, closed loops for
 // constant-vus), sends them, records outcomes, and stops by itself after the schedule plus gracefulStop.
-import { setMaxListeners } from "node:events";
 import { performance } from "node:perf_hooks";
-import { type Plan, type ResolvedOptions, type RunOptions, resolveOptions } from "./config.ts";
-import { createHttpSender, type HttpSender, type RequestSpec } from "./http.ts";
+import { type Plan, type RunOptions, resolveOptions } from "./config.ts";
+import { createHttpSender, type RequestSpec } from "./http.ts";
 import { createMetrics, type LiveSecond, type Metrics } from "./metrics.ts";
 import type { RunEvent, RunResult } from "./result.ts";
 import { intendedOffsets, totalDurationMs } from "./schedule.ts";
@@ -37,8 +36,6 @@ export interface RunHooks {
   onProgress?: (p: Progress) => void;
   /** The clock in ms; performance.now by default. */
   now?: () => number;
-  /** Tests replace the HTTP sender; by default an undici Pool on the target. */
-  createSender?: (o: ResolvedOptions) => HttpSender;
 }
 
 export interface LoadRun {
@@ -59,12 +56,13 @@ export function startLoad(
   const resolved = resolveOptions(options);
   const thresholds = parseThresholds(options.thresholds);
   const now = hooks.now ?? (() => performance.now());
-  const sender = (hooks.createSender ?? defaultSender)(resolved);
+  const sender = createHttpSender(resolved.origin, {
+    connections: resolved.connections,
+    timeoutMs: resolved.timeoutMs,
+  });
   const metrics = createMetrics();
   const events: RunEvent[] = [];
-  const abort = new AbortController();
-  // Every in-flight request listens on the one abort signal; the cap already bounds how many do.
-  setMaxListeners(0, abort.signal);
+  let aborted = false;
   const startedAt = new Date();
   const t0 = now();
   const elapsed = () => now() - t0;
@@ -93,10 +91,10 @@ export function startLoad(
     }
     const wantBody = hooks.onSuccess !== undefined;
     return sender
-      .send(spec, { readBody: (s) => wantBody && s >= 200 && s < 300, signal: abort.signal })
+      .send(spec, { readBody: (s) => wantBody && s >= 200 && s < 300 })
       .then((answer) => {
         const finishedMs = elapsed();
-        const interrupted = answer.status === null && abort.signal.aborted;
+        const interrupted = answer.status === null && aborted;
         metrics.finished({ intendedMs, finishedMs, status: answer.status, interrupted });
         if (answer.status !== null && answer.status >= 200 && answer.status < 300 && hooks.onSuccess) {
           const latencyUs = Math.round((finishedMs - intendedMs) * 1000);
@@ -126,20 +124,26 @@ export function startLoad(
     const endMs = totalDurationMs(plan.segments);
     const offsets = intendedOffsets(plan.segments);
     let next = offsets.next();
-    while (!stopRequested && elapsed() < endMs) {
-      const t = elapsed();
-      while (!next.done && next.value <= t) {
+    const startDue = (upToMs: number) => {
+      while (!next.done && next.value <= upToMs) {
         const intendedMs = next.value;
         metrics.offered(intendedMs);
         if (inFlight >= plan.cap) metrics.dropped(intendedMs);
         else void launch(intendedMs);
         next = offsets.next();
       }
+    };
+    while (!stopRequested && elapsed() < endMs) {
+      startDue(elapsed());
       const until = next.done ? endMs : Math.min(next.value, endMs);
       // Capped at 1 s so stop() is noticed and the loop's iterations stay bounded by time.
       await sleepOrWake(Math.min(1000, Math.max(0, until - elapsed())));
     }
-    return Math.min(elapsed(), endMs);
+    if (stopRequested) return Math.min(elapsed(), endMs);
+    // A timer that fired late (a busy machine, a GC pause) must not shrink the schedule: whatever was
+    // due before the end is offered now, late, and its lateness shows in its latency.
+    startDue(endMs);
+    return endMs;
   }
 
   /** Closed model, as k6's constant-vus: each VU sends, waits for the answer, sends again. */
@@ -185,12 +189,14 @@ export function startLoad(
     ]);
     clearTimeout(timer);
     if (inFlight > 0) {
-      // Past gracefulStop: abort what is left (counted as interrupted errors) and wait for the aborts.
-      abort.abort();
-      await new Promise<void>((resolve) => {
+      // Past gracefulStop: fail what is left (counted as interrupted errors) and wait for the failures.
+      aborted = true;
+      const settled = new Promise<void>((resolve) => {
         idleWaiters.push(resolve);
         if (inFlight === 0) resolve();
       });
+      await sender.close();
+      await settled;
     }
   }
 
@@ -255,10 +261,6 @@ export function startLoad(
 /** startLoad and wait for the result. */
 export function runLoad(name: string, options: RunOptions, request: RequestFn, hooks: RunHooks = {}) {
   return startLoad(name, options, request, hooks).result;
-}
-
-function defaultSender(o: ResolvedOptions): HttpSender {
-  return createHttpSender(o.origin, { connections: o.connections, timeoutMs: o.timeoutMs });
 }
 
 function metricValue(

@@ -39,7 +39,7 @@ describe("the CLI", () => {
     );
     const config = writeConfig("orders.json", {
       target: server.url,
-      scenario: { executor: "constant-arrival-rate", rate: 40, duration: "2s", preAllocatedVUs: 10 },
+      scenario: { executor: "constant-arrival-rate", rate: 40, duration: "2s", preAllocatedVUs: 80 },
       thresholds: { http_req_duration: ["p(99)<2000"], dropped_iterations: ["count<10"] },
       request: {
         method: "POST",

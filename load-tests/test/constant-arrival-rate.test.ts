@@ -17,7 +17,8 @@ describe("constant-arrival-rate", () => {
       "steady",
       {
         target: server.url,
-        scenario: { executor: "constant-arrival-rate", rate: 200, duration: "3s", preAllocatedVUs: 50 },
+        // A cap as large as the whole run: this test is about the schedule, server-stall tests the cap.
+        scenario: { executor: "constant-arrival-rate", rate: 200, duration: "3s", preAllocatedVUs: 600 },
       },
       get,
     );

@@ -45,7 +45,7 @@ describe("ramping-arrival-rate", () => {
             { target: 250, duration: "1s" },
             { target: 0, duration: "1s" },
           ],
-          preAllocatedVUs: 200,
+          preAllocatedVUs: 700,
         },
       },
       () => ({ method: "GET", path: "/" }),
@@ -62,8 +62,8 @@ describe("ramping-arrival-rate", () => {
       expect(n).toBeGreaterThanOrEqual((expected[i] ?? 0) * 0.9);
       expect(n).toBeLessThanOrEqual((expected[i] ?? 0) * 1.1);
     });
-    // A GC pause on 2 shared cores may drop a few; the schedule itself must not.
-    expect(result.summary.iterations.dropped).toBeLessThan(result.summary.iterations.offered * 0.02);
+    // The cap exceeds the whole run, so nothing may be dropped even on a busy machine.
+    expect(result.summary.iterations.dropped).toBe(0);
     expect(result.summary.status["2xx"]).toBe(result.summary.iterations.started);
   });
 });

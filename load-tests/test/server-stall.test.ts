@@ -28,8 +28,8 @@ describe("a 2 s server stall", () => {
       "stall",
       {
         target: server.url,
-        // The cap is above rate x stall, so nothing is dropped and every stalled request is measured.
-        scenario: { executor: "constant-arrival-rate", rate: RATE, duration: "5s", preAllocatedVUs: 400 },
+        // The cap covers the whole run, so nothing is dropped and every stalled request is measured.
+        scenario: { executor: "constant-arrival-rate", rate: RATE, duration: "5s", preAllocatedVUs: 500 },
       },
       () => ({ method: "GET", path: "/" }),
     );
@@ -48,7 +48,7 @@ describe("a 2 s server stall", () => {
     expect(summary.latencyUs?.p99).toBeGreaterThanOrEqual(1800_000);
     // The stall is attributed to the seconds it happened in (second 1), not to when answers came back.
     expect(timeline[1]?.latencyUs?.p99).toBeGreaterThanOrEqual(1800_000);
-    expect(timeline[4]?.latencyUs?.p99).toBeLessThan(500_000);
+    expect(timeline[4]?.latencyUs?.p99).toBeLessThan(1_000_000);
   });
 
   it("turns into dropped_iterations at the in-flight cap instead of a connection storm", async () => {
@@ -70,12 +70,33 @@ describe("a 2 s server stall", () => {
       server.connections,
     );
     expect(summary.offeredPerSecond).toBeGreaterThan(RATE * 0.9);
-    // About rate x stall - cap iterations were due while 20 were stuck.
+    // About rate x stall - cap iterations were due while 20 were stuck (more on a busy machine).
     expect(summary.iterations.dropped).toBeGreaterThan(RATE * (STALL_MS / 1000) - cap - 40);
-    expect(summary.iterations.dropped).toBeLessThan(RATE * (STALL_MS / 1000) + 40);
+    expect(summary.iterations.dropped).toBeLessThan(RATE * (STALL_MS / 1000) + 100);
     expect(summary.iterations.started + summary.iterations.dropped).toBe(summary.iterations.offered);
     expect(server.connections).toBeLessThanOrEqual(cap);
     expect(server.maxConcurrent).toBeLessThanOrEqual(cap);
     expect(summary.latencyUs?.p99).toBeGreaterThanOrEqual(1500_000);
+  });
+
+  it("does not keep the run alive: requests still stuck after gracefulStop are interrupted", async () => {
+    server = await startTestServer();
+    server.stallFor(60_000);
+    const started = Date.now();
+    const result = await runLoad(
+      "stuck",
+      {
+        target: server.url,
+        scenario: { executor: "constant-arrival-rate", rate: 20, duration: "1s", preAllocatedVUs: 50 },
+        gracefulStop: "500ms",
+      },
+      () => ({ method: "GET", path: "/" }),
+    );
+    expect(Date.now() - started).toBeLessThan(4000);
+    const { iterations, status } = result.summary;
+    expect(iterations.started).toBe(20);
+    expect(iterations.interrupted).toBe(20);
+    expect(status.errors).toBe(20);
+    expect(result.passed).toBe(true);
   });
 });

@@ -68,7 +68,7 @@ describe("thresholds", () => {
         "judged",
         {
           target: server?.url ?? "",
-          scenario: { executor: "constant-arrival-rate", rate: 100, duration: "1s", preAllocatedVUs: 20 },
+          scenario: { executor: "constant-arrival-rate", rate: 100, duration: "1s", preAllocatedVUs: 100 },
           thresholds,
         },
         () => ({ method: "GET", path: "/" }),
