@@ -33,7 +33,14 @@ try {
   // Warm both processes' JITs first; the first seconds of a cold Node process are several times slower.
   await runLoad(
     "warm-up",
-    { target, scenario: { executor: "ramping-arrival-rate", stages: [{ target: 8000, duration: "4s" }], preAllocatedVUs: 128 } },
+    {
+      target,
+      scenario: {
+        executor: "ramping-arrival-rate",
+        stages: [{ target: 8000, duration: "4s" }],
+        preAllocatedVUs: 128,
+      },
+    },
     () => ({ method: "GET", path: "/" }),
   );
   for (const rate of steps) {
