@@ -36,7 +36,7 @@ const maxOf = (values: number[], fallback: number) => values.reduce((a, b) => Ma
 
 const W = 960;
 const H = 300;
-const PAD = { left: 64, right: 16, top: 34, bottom: 44 };
+const PAD = { left: 84, right: 16, top: 34, bottom: 44 };
 
 function niceStep(range: number, target: number): number {
   const raw = range / Math.max(1, target);
