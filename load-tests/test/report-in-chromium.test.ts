@@ -94,6 +94,8 @@ describe("the HTML report", () => {
     expect(fetched).toEqual([]);
 
     await page.screenshot({ path: path.join(outDir, "report.png"), fullPage: true });
+    // One chart at full size, to look at the markers and labels closely.
+    await page.locator("#chart-latency").screenshot({ path: path.join(outDir, "latency-chart.png") });
     expect(fs.statSync(path.join(outDir, "report.png")).size).toBeGreaterThan(50_000);
     await page.close();
   });

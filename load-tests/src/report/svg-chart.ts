@@ -156,7 +156,7 @@ export function lineChart(spec: ChartSpec): string {
   // Legend along the top right.
   let lx = W - PAD.right;
   for (const s of [...spec.series].reverse()) {
-    const width = 24 + s.name.length * 6.6;
+    const width = 34 + s.name.length * 7;
     lx -= width;
     out.push(
       `<g class="legend"><line x1="${lx.toFixed(1)}" x2="${(lx + 16).toFixed(1)}" y1="16" y2="16" stroke="${esc(s.color)}" stroke-width="3"${s.dashed ? ' stroke-dasharray="4 3"' : ""}/><text x="${(lx + 20).toFixed(1)}" y="20" fill="#1d2330">${esc(s.name)}</text></g>`,
