@@ -47,9 +47,10 @@ function fakeSeries(events: ReportInput["run"]["events"]): ExtraSeries[] {
   const backlog: ExtraSeries = { name: "outbox pending", unit: "rows", points: [] };
   const queue: ExtraSeries = { name: "inventory.order-created depth", unit: "messages", points: [] };
   for (let t = 0; t <= 7000; t += 250) {
+    // Drains over exactly 1.5 s whatever the peak, so the report's recovery is 1.5-1.75 s on this grid.
+    const peak = ((healed - fault) / 1000) * 100;
     const growing = t >= fault && t < healed ? ((t - fault) / 1000) * 100 : 0;
-    const draining =
-      t >= healed ? Math.max(0, ((healed - fault) / 1000) * 100 - ((t - healed) / 1500) * 200) : 0;
+    const draining = t >= healed ? Math.max(0, peak * (1 - (t - healed) / 1500)) : 0;
     backlog.points.push({ atMs: t, value: Math.round(growing + draining) });
     queue.points.push({ atMs: t, value: Math.round((growing + draining) / 3) });
   }
