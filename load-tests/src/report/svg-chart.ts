@@ -35,8 +35,8 @@ const minOf = (values: number[], fallback: number) => values.reduce((a, b) => Ma
 const maxOf = (values: number[], fallback: number) => values.reduce((a, b) => Math.max(a, b), fallback);
 
 const W = 960;
-const H = 300;
-const PAD = { left: 84, right: 16, top: 34, bottom: 44 };
+const H = 316;
+const PAD = { left: 84, right: 16, top: 50, bottom: 44 };
 
 function niceStep(range: number, target: number): number {
   const raw = range / Math.max(1, target);
@@ -153,14 +153,13 @@ export function lineChart(spec: ChartSpec): string {
     );
   });
 
-  // Legend along the top right.
-  let lx = W - PAD.right;
-  for (const s of [...spec.series].reverse()) {
-    const width = 34 + s.name.length * 7;
-    lx -= width;
+  // Legend on its own line under the title, so long titles never run into it.
+  let lx = PAD.left;
+  for (const s of spec.series) {
     out.push(
-      `<g class="legend"><line x1="${lx.toFixed(1)}" x2="${(lx + 16).toFixed(1)}" y1="16" y2="16" stroke="${esc(s.color)}" stroke-width="3"${s.dashed ? ' stroke-dasharray="4 3"' : ""}/><text x="${(lx + 20).toFixed(1)}" y="20" fill="#1d2330">${esc(s.name)}</text></g>`,
+      `<g class="legend"><line x1="${lx.toFixed(1)}" x2="${(lx + 16).toFixed(1)}" y1="34" y2="34" stroke="${esc(s.color)}" stroke-width="3"${s.dashed ? ' stroke-dasharray="4 3"' : ""}/><text x="${(lx + 20).toFixed(1)}" y="38" fill="#1d2330">${esc(s.name)}</text></g>`,
     );
+    lx += 34 + s.name.length * 7;
   }
   out.push("</svg>");
   return out.join("");
