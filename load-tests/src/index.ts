@@ -3,6 +3,7 @@ export { type BlackholeMode, type BlackholeProxy, startBlackholeProxy } from "./
 export type { ExecutorOptions, RunOptions } from "./config.ts";
 export type { RequestSpec } from "./http.ts";
 export { createJsonlWriter, type LedgerEntry, readJsonl, recordSuccesses } from "./ledger.ts";
+export { describeMachine } from "./machine.ts";
 export type { AuditVerdict, ExtraSeries } from "./report/derive.ts";
 export { type ReportInput, renderReport, reportFigures } from "./report/render-report.ts";
 export { renderSummaryHtml, renderSummaryMarkdown } from "./report/summary-table.ts";

@@ -56,6 +56,8 @@ export interface RunResult {
   name: string;
   startedAt: string;
   durationMs: number;
+  /** Where it ran (cores, memory, Node, load average), since the figures mean little without it. */
+  machine: string;
   options: RunOptions;
   summary: RunSummary;
   timeline: TimelineSecond[];

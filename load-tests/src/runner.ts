@@ -3,6 +3,7 @@
 import { performance } from "node:perf_hooks";
 import { type Plan, type RunOptions, resolveOptions } from "./config.ts";
 import { createHttpSender, type RequestSpec } from "./http.ts";
+import { describeMachine } from "./machine.ts";
 import { createMetrics, type LiveSecond, type Metrics } from "./metrics.ts";
 import type { RunEvent, RunResult } from "./result.ts";
 import { intendedOffsets, totalDurationMs } from "./schedule.ts";
@@ -224,6 +225,7 @@ export function startLoad(
         name,
         startedAt: startedAt.toISOString(),
         durationMs: Math.round(durationMs),
+        machine: describeMachine(),
         options,
         summary,
         timeline: metrics.timeline(),

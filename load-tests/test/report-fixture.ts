@@ -33,7 +33,6 @@ export async function runWithFault(name = "stall-fault"): Promise<ReportInput> {
       run: result,
       series: fakeSeries(result.events),
       audit: fakeVerdict(),
-      machine: "2 shared cores, Node 20",
     };
   } finally {
     await server.close();

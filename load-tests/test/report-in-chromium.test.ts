@@ -92,6 +92,8 @@ describe("the HTML report", () => {
     expect(cards).toContain("0.420%");
     expect(cards).toMatch(/recovery \(healed → backlog drained\)\s*1\.\d\d s/);
     expect(fetched).toEqual([]);
+    // The machine the run recorded is shown under the title.
+    expect(await page.textContent(".sub")).toMatch(/\d+ cores .* Node v\d+/);
 
     await page.screenshot({ path: path.join(outDir, "report.png"), fullPage: true });
     // One chart at full size, to look at the markers and labels closely.

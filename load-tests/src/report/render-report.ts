@@ -17,7 +17,7 @@ export interface ReportInput {
   run: RunResult;
   series?: ExtraSeries[];
   audit?: AuditVerdict;
-  /** Where it ran, e.g. "2 shared cores, Node 20.20, Debian 12"; shown under the title. */
+  /** Overrides where the run says it ran (shown under the title). */
   machine?: string;
 }
 
@@ -213,7 +213,7 @@ export function renderReport(input: ReportInput): string {
   const header = `<h1>${esc(run.name)} ${verdictBadge(f.thresholdsPassed && f.auditPassed !== false)}</h1>
 <p class="sub">started ${esc(run.startedAt)} · ${esc((run.durationMs / 1000).toFixed(1))} s · ${esc(
     run.options.scenario.executor,
-  )} against ${esc(run.options.target)}${input.machine ? ` · ${esc(input.machine)}` : ""}</p>`;
+  )} against ${esc(run.options.target)} · ${esc(input.machine ?? run.machine ?? "")}</p>`;
   const cards = [
     card("offered", `${fmtNum(f.offeredPerSecond, 1)}/s`),
     card("achieved", `${fmtNum(f.achievedPerSecond, 1)}/s`),

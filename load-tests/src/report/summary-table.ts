@@ -38,7 +38,8 @@ export function renderSummaryMarkdown(runs: readonly ReportInput[], machine?: st
     `| ${COLUMNS.map((c) => (c.numeric ? "---:" : "---")).join(" | ")} |`,
     ...figures.map((f) => `| ${COLUMNS.map((c) => cell(c.value(f))).join(" | ")} |`),
   ];
-  if (machine) lines.push("", `Machine: ${machine}`);
+  const where = machine ?? runs[0]?.run.machine;
+  if (where) lines.push("", `Machine: ${where}`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -62,7 +63,7 @@ export function renderSummaryHtml(
     .join("");
   const allPassed = figures.every((f) => f.thresholdsPassed && f.auditPassed !== false);
   const body = `<h1>Fault lab summary <span class="badge ${allPassed ? "ok" : "bad"}">${allPassed ? "ALL PASS" : "FAILURES"}</span></h1>
-<p class="sub">${figures.length} scenario(s)${o.machine ? ` · ${esc(o.machine)}` : ""}</p>
+<p class="sub">${figures.length} scenario(s) · ${esc(o.machine ?? runs[0]?.run.machine ?? "")}</p>
 <table id="summary"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>
 <p class="note">recovery: fault healed → backlog drained (the audit's figure when it gives one).</p>`;
   return page("Fault lab summary", body);
