@@ -12,6 +12,9 @@ export interface LedgerEntry {
   /** The response body parsed as JSON, or the raw text when it is not JSON. */
   body: unknown;
   latencyUs: number;
+  /** Milliseconds since the run started: when it was meant to start, and when the 2xx came back. */
+  intendedMs: number;
+  finishedMs: number;
 }
 
 function header(headers: Record<string, string> | undefined, name: string): string | null {
@@ -40,6 +43,8 @@ export function recordSuccesses(
       status: info.status,
       body: parseBody(info.body),
       latencyUs: info.latencyUs,
+      intendedMs: info.intendedMs,
+      finishedMs: info.finishedMs,
     });
 }
 

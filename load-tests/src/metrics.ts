@@ -48,9 +48,17 @@ export function createMetrics() {
   const totals = { offered: 0, started: 0, completed: 0, dropped: 0, interrupted: 0 };
   const status = emptyStatus();
   let failed = 0;
-  // Completions by the second they finished, for the live progress line only.
-  let live = { second: 0, latency: createLatencyHistogram(2), errors: 0 };
-  let lastLive: LiveSecond | null = null;
+  // Completions by the second they finished, for the live progress line only; seconds already
+  // reported are deleted, so this holds two or three entries.
+  const live = new Map<number, { latency: LatencyHistogram; errors: number }>();
+  const liveFor = (second: number) => {
+    let entry = live.get(second);
+    if (!entry) {
+      entry = { latency: createLatencyHistogram(2), errors: 0 };
+      live.set(second, entry);
+    }
+    return entry;
+  };
 
   function bucket(ms: number): SecondBucket {
     const s = secondOf(ms);
@@ -67,21 +75,6 @@ export function createMetrics() {
     return buckets[s] as SecondBucket;
   }
 
-  function rollLive(nowMs: number): void {
-    const s = secondOf(nowMs);
-    if (s === live.second) return;
-    const b = buckets[live.second];
-    lastLive = {
-      second: live.second,
-      offered: b?.offered ?? 0,
-      completed: b?.completed ?? 0,
-      dropped: b?.dropped ?? 0,
-      errors: live.errors,
-      p99Us: live.latency.totalCount === 0 ? null : live.latency.getValueAtPercentile(99),
-    };
-    live = { second: s, latency: createLatencyHistogram(2), errors: 0 };
-  }
-
   return {
     offered(intendedMs: number): void {
       bucket(intendedMs).offered++;
@@ -96,7 +89,6 @@ export function createMetrics() {
       totals.dropped++;
     },
     finished(o: Outcome): void {
-      rollLive(o.finishedMs);
       const cls = statusClass(o.status);
       const cohort = bucket(o.intendedMs);
       bucket(o.finishedMs).completed++;
@@ -105,19 +97,32 @@ export function createMetrics() {
       totals.completed++;
       if (o.interrupted) totals.interrupted++;
       if (cls === "errors" || cls === "4xx" || cls === "5xx") failed++;
-      if (cls === "errors") live.errors++;
+      const liveSecond = liveFor(secondOf(o.finishedMs));
+      if (cls === "errors") liveSecond.errors++;
       if (o.status !== null) {
         const micros = (o.finishedMs - o.intendedMs) * 1000;
         cohort.latency ??= createLatencyHistogram(2);
         recordLatency(cohort.latency, micros);
         recordLatency(overall, micros);
-        recordLatency(live.latency, micros);
+        recordLatency(liveSecond.latency, micros);
       }
     },
-    /** The last whole second, for the progress line; call once a second. */
-    lastSecond(nowMs: number): LiveSecond | null {
-      rollLive(nowMs);
-      return lastLive;
+    /** One whole second for the progress line; forgets the live figures of it and earlier ones. */
+    takeSecond(second: number): LiveSecond {
+      const b = buckets[second];
+      const l = live.get(second);
+      for (const k of live.keys()) if (k <= second) live.delete(k);
+      return {
+        second,
+        offered: b?.offered ?? 0,
+        completed: b?.completed ?? 0,
+        dropped: b?.dropped ?? 0,
+        errors: l?.errors ?? 0,
+        p99Us:
+          l && l.latency.totalCount > 0
+            ? Math.min(l.latency.maxValue, l.latency.getValueAtPercentile(99))
+            : null,
+      };
     },
     timeline(): TimelineSecond[] {
       return buckets.map((b, second) => ({

@@ -16,5 +16,8 @@ export function formatProgress(p: Progress): string {
     `dropped ${String(p.dropped).padStart(4)}`,
     `p99 ${p99.padStart(8)}`,
     `errors ${p.errors}`,
+    ...(p.oldestInFlightMs !== null && p.oldestInFlightMs >= 1000
+      ? [`oldest in flight ${(p.oldestInFlightMs / 1000).toFixed(1)}s`]
+      : []),
   ].join("  ");
 }

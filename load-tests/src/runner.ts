@@ -24,10 +24,15 @@ export interface SuccessInfo {
   status: number;
   body: string;
   latencyUs: number;
+  /** When it was meant to start and when the answer came, in ms since the run started. */
+  intendedMs: number;
+  finishedMs: number;
 }
 
 export interface Progress extends LiveSecond {
   inFlight: number;
+  /** How long the oldest in-flight request has been due: a stall shows here before any answer. */
+  oldestInFlightMs: number | null;
 }
 
 export interface RunHooks {
@@ -68,6 +73,8 @@ export function startLoad(
   const t0 = now();
   const elapsed = () => now() - t0;
   let inFlight = 0;
+  // Iteration -> intended start of every request in flight (at most the cap), for the progress line.
+  const waiting = new Map<number, number>();
   let iteration = 0;
   let stopRequested = false;
   let wakeScheduler: (() => void) | null = null;
@@ -81,12 +88,14 @@ export function startLoad(
     const it = iteration++;
     metrics.started(intendedMs);
     inFlight++;
+    waiting.set(it, intendedMs);
     let spec: RequestSpec;
     try {
       spec = request({ iteration: it, intendedMs });
     } catch {
       // A broken request function is an error of this iteration, not of the run.
       inFlight--;
+      waiting.delete(it);
       metrics.finished({ intendedMs, finishedMs: elapsed(), status: null, interrupted: false });
       return Promise.resolve();
     }
@@ -105,6 +114,8 @@ export function startLoad(
             status: answer.status,
             body: answer.body ?? "",
             latencyUs,
+            intendedMs: Math.round(intendedMs),
+            finishedMs: Math.round(finishedMs),
           });
         }
       })
@@ -113,6 +124,7 @@ export function startLoad(
       })
       .finally(() => {
         inFlight--;
+        waiting.delete(it);
         if (inFlight === 0) {
           for (const w of idleWaiters) w();
           idleWaiters = [];
@@ -201,10 +213,16 @@ export function startLoad(
     }
   }
 
+  // Tick n reports second n-1 by its number, not by the clock: a timer that fires a little early or
+  // late must neither skip a second nor report one twice.
+  let progressTick = 0;
   const progress = hooks.onProgress
     ? setInterval(() => {
-        const last = metrics.lastSecond(elapsed());
-        if (last) hooks.onProgress?.({ ...last, inFlight });
+        const last = metrics.takeSecond(progressTick++);
+        let oldest = Number.POSITIVE_INFINITY;
+        for (const intended of waiting.values()) oldest = Math.min(oldest, intended);
+        const oldestInFlightMs = waiting.size === 0 ? null : Math.round(elapsed() - oldest);
+        hooks.onProgress?.({ ...last, inFlight, oldestInFlightMs });
       }, 1000)
     : undefined;
 
