@@ -1,6 +1,6 @@
 // Run options in k6's vocabulary, and their validation into the plain numbers the runner uses.
 import { parseDuration } from "./duration.ts";
-import { constantSegments, type RateSegment, rampingSegments } from "./schedule.ts";
+import { constantSegments, expectedIterations, type RateSegment, rampingSegments } from "./schedule.ts";
 
 export type Duration = string | number;
 
@@ -57,8 +57,10 @@ export interface ResolvedOptions {
   connections: number;
 }
 
-// A guard against a typo like 1e6 VUs on a 2-core machine.
+// Guards against a typo like 1e6 VUs, or a rate and duration that would schedule more iterations than
+// this machine could ever send: every loop in the runner is bounded by these.
 const MAX_CONCURRENCY = 10_000;
+const MAX_ITERATIONS = 50_000_000;
 
 function positiveInt(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_CONCURRENCY) {
@@ -123,6 +125,11 @@ function resolvePlan(s: ExecutorOptions): Plan {
 
 export function resolveOptions(options: RunOptions): ResolvedOptions {
   const plan = resolvePlan(options.scenario);
+  if (plan.kind === "arrival-rate" && expectedIterations(plan.segments) > MAX_ITERATIONS) {
+    throw new Error(
+      `the schedule has more than ${MAX_ITERATIONS} iterations; lower the rate or the duration`,
+    );
+  }
   return {
     origin: loopbackOrigin(options.target),
     plan,

@@ -47,6 +47,25 @@ describe("thresholds", () => {
     expect(() => parseThresholds({ http_req_duratoin: ["p(99)<1"] })).toThrow(/unknown metric/);
     expect(() => parseThresholds({ http_req_failed: ["p(99)<1"] })).toThrow(/has no "p"/);
     expect(() => parseThresholds({ http_req_duration: ["p99 < 1"] })).toThrow(/not like/);
+    const scenario = {
+      executor: "constant-arrival-rate",
+      rate: 1e6,
+      duration: "1h",
+      preAllocatedVUs: 10,
+    } as const;
+    expect(() =>
+      runLoad("huge", { target: "http://127.0.0.1:1", scenario }, () => ({ method: "GET", path: "/" })),
+    ).toThrow(/more than 50000000 iterations/);
+    expect(() =>
+      runLoad(
+        "remote",
+        { target: "http://example.com", scenario: { executor: "constant-vus", vus: 1, duration: "1s" } },
+        () => ({
+          method: "GET",
+          path: "/",
+        }),
+      ),
+    ).toThrow(/loopback/);
     expect(() =>
       runLoad(
         "bad",
