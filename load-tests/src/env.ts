@@ -10,8 +10,6 @@ export interface LoadTestsEnv {
   /** Debian's Chromium, for the report test. */
   chromiumPath: string;
   isRoot: boolean;
-  /** Plain progress lines without carriage returns (CI logs). */
-  ci: boolean;
 }
 
 export function readLoadTestsEnv(): LoadTestsEnv {
@@ -19,6 +17,10 @@ export function readLoadTestsEnv(): LoadTestsEnv {
     reportsDir: path.resolve(process.env.ORDERFLOW_REPORTS_DIR || path.join(loadTestsRoot, "reports")),
     chromiumPath: process.env.ORDERFLOW_CHROMIUM || "/usr/bin/chromium",
     isRoot: typeof process.getuid === "function" && process.getuid() === 0,
-    ci: Boolean(process.env.CI),
   };
+}
+
+/** The environment for a child process (apt-get), with a few variables added. */
+export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra };
 }

@@ -48,14 +48,19 @@ export function createMetrics() {
   const totals = { offered: 0, started: 0, completed: 0, dropped: 0, interrupted: 0 };
   const status = emptyStatus();
   let failed = 0;
-  // Completions by the second they finished, for the live progress line only; seconds already
-  // reported are deleted, so this holds two or three entries.
+  // Completions by the second they finished, for the live progress line only. Reported seconds are
+  // deleted, and without a progress reader only the last few are kept, so this stays tiny.
   const live = new Map<number, { latency: LatencyHistogram; errors: number }>();
   const liveFor = (second: number) => {
     let entry = live.get(second);
     if (!entry) {
       entry = { latency: createLatencyHistogram(2), errors: 0 };
       live.set(second, entry);
+      // Keys arrive in (nearly) ascending order, so the first ones are the oldest.
+      for (const k of live.keys()) {
+        if (live.size <= 4) break;
+        live.delete(k);
+      }
     }
     return entry;
   };

@@ -40,8 +40,6 @@ export interface RunHooks {
   onSuccess?: (info: SuccessInfo) => void;
   /** Called once a second with the last whole second. */
   onProgress?: (p: Progress) => void;
-  /** The clock in ms; performance.now by default. */
-  now?: () => number;
 }
 
 export interface LoadRun {
@@ -61,7 +59,8 @@ export function startLoad(
 ): LoadRun {
   const resolved = resolveOptions(options);
   const thresholds = parseThresholds(options.thresholds);
-  const now = hooks.now ?? (() => performance.now());
+  // Monotonic: a wall-clock step (NTP) must not bend the schedule or the latencies.
+  const now = () => performance.now();
   const sender = createHttpSender(resolved.origin, {
     connections: resolved.connections,
     timeoutMs: resolved.timeoutMs,

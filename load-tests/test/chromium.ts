@@ -3,6 +3,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { type Browser, chromium } from "playwright-core";
+import { childEnv } from "../src/env.ts";
 
 // Without the background-networking flags Chromium keeps dialling Google's hosts, which this
 // machine's closed network refuses.
@@ -24,7 +25,7 @@ export function ensureChromium(executable: string, isRoot: boolean): void {
         "(or point ORDERFLOW_CHROMIUM at a Chromium binary).",
     );
   }
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  const env = childEnv({ DEBIAN_FRONTEND: "noninteractive" });
   try {
     execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], {
       env,
