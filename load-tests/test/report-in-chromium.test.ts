@@ -130,4 +130,8 @@ describe("the HTML report", () => {
     await page.screenshot({ path: path.join(outDir, "summary.png"), fullPage: true });
     await page.close();
   });
+
+  it("setup says how to install Chromium when it is missing and cannot install it itself", () => {
+    expect(() => ensureChromium("/nonexistent/chromium", false)).toThrow(/apt-get install -y chromium/);
+  });
 });
