@@ -69,6 +69,9 @@ export async function audit(
     (await listQueues(s.rabbit)).filter((q) => q.name.endsWith(".parking")).map((q) => [q.name, q.messages]),
   );
   const now = await absorbedCounters(opts.serviceUrls);
-  const absorbed = Object.fromEntries(Object.entries(now).map(([k, n]) => [k, n - (opts.before?.[k] ?? 0)]));
+  // A service restarted during the run starts its counters at zero again: these are lower bounds.
+  const absorbed = Object.fromEntries(
+    Object.entries(now).map(([k, n]) => [k, Math.max(0, n - (opts.before?.[k] ?? 0))]),
+  );
   return { ...checkLedger(ledger, snap), settledAfterMs, parked, absorbed };
 }
