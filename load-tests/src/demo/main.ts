@@ -65,6 +65,9 @@ async function main(): Promise<number> {
   const ledger: RunLedger = { prefix, initialStock, orders: [] };
   const events: ChaosEvent[] = [];
   const failures: string[] = [];
+  // Requests whose answer was lost or refused: the order may or may not exist. A client retries them
+  // with the same Idempotency-Key, which returns the order if it was created, or creates it once.
+  const unanswered: Omit<LedgerOrder, "orderId" | "acceptedAt">[] = [];
   let killedNode: string | undefined;
   const inFlight: Promise<void>[] = [];
   const t0 = Date.now();
@@ -97,9 +100,15 @@ async function main(): Promise<number> {
         (r) => {
           if ((r.status === 200 || r.status === 201) && r.body.id) {
             ledger.orders.push({ ...order, orderId: r.body.id, acceptedAt: Date.now() });
-          } else failures.push(`HTTP ${r.status}`);
+          } else {
+            failures.push(`HTTP ${r.status}`);
+            if (r.status >= 500) unanswered.push(order);
+          }
         },
-        (e: unknown) => void failures.push((e as Error).message),
+        (e: unknown) => {
+          failures.push((e as Error).message);
+          unanswered.push(order);
+        },
       ),
     );
   }
@@ -110,6 +119,22 @@ async function main(): Promise<number> {
   if (killedNode) {
     events.push(await startBrokerNode(killedNode, s));
     say(`  ${elapsed(t0)}  broker node ${killedNode} restarted and rejoined`);
+  }
+  let recovered = 0;
+  for (const order of unanswered) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const r = await placeOrder(order).catch(() => undefined);
+      if (r && (r.status === 200 || r.status === 201) && r.body.id) {
+        ledger.orders.push({ ...order, orderId: r.body.id, acceptedAt: Date.now() });
+        recovered++;
+        break;
+      }
+    }
+  }
+  if (unanswered.length > 0) {
+    say(
+      `  ${elapsed(t0)}  retried ${unanswered.length} unanswered requests with their Idempotency-Key: ${recovered} answered`,
+    );
   }
 
   say("waiting for the system to settle, then auditing every order across the three databases...");

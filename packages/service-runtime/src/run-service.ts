@@ -53,6 +53,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
   if (migrated.applied.length > 0) log("info", "migrations.applied", { names: migrated.applied });
 
   const db = def.createDb(env.databaseUrl);
+  const consumerDb = def.createDb(env.databaseUrl);
   const runtime = await startServiceRuntime<Tx>({
     service: def.service,
     databaseUrl: env.databaseUrl,
@@ -61,6 +62,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
     queue: def.queue,
     handlers: def.handlers,
     transaction: def.transaction(db),
+    consumerTransaction: def.transaction(consumerDb),
     log,
     inboxRetentionMs: env.inboxRetentionMs,
     relayMaxBackoffMs: env.relayMaxBackoffMs,
@@ -83,6 +85,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
       jobs?.stop();
       await runtime.shutdown();
       await def.disconnect(db);
+      await def.disconnect(consumerDb);
     },
     { log },
   );

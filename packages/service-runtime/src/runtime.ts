@@ -23,6 +23,7 @@ import {
   withOutbox,
 } from "@orderflow/outbox";
 import pg from "pg";
+import { limitConcurrency } from "./limit.ts";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 
 export interface RuntimeOptions<Tx extends SqlTx> {
@@ -33,8 +34,12 @@ export interface RuntimeOptions<Tx extends SqlTx> {
   /** This service's work queue and the handlers for the event types bound to it. */
   queue: string;
   handlers: Handlers;
-  /** The service's way to open a transaction, e.g. `(fn) => prisma.$transaction(fn)`. */
+  /** The service's way to open a transaction, e.g. `(fn) => prisma.$transaction(fn)` (the HTTP path). */
   transaction: RunTransaction<Tx>;
+  /** The consumer's, on a pool of its own so a burst of deliveries cannot starve the HTTP path. */
+  consumerTransaction: RunTransaction<Tx>;
+  /** How many consumer transactions run at once (the rest wait their turn in process). Default 4. */
+  consumerConcurrency?: number;
   log: Log;
   /** Inbox retention; must outlive the redelivery horizon (checked by the consumer at start). */
   inboxRetentionMs: number;
@@ -103,13 +108,15 @@ export async function startServiceRuntime<Tx extends SqlTx>(
     labelNames: ["queue", "outcome", "type"],
     registers: [metrics],
   });
+  const slot = limitConcurrency(opts.consumerConcurrency ?? 4);
+  const limited: RunTransaction<Tx> = (fn) => slot(() => opts.consumerTransaction(fn));
   await connection.ready(30_000);
   const consumer = await startConsumer({
     connection,
     queue: opts.queue,
     consumerName: opts.service,
     handlers: opts.handlers,
-    transaction: opts.transaction as unknown as <T>(fn: (tx: SqlTx) => Promise<T>) => Promise<T>,
+    transaction: limited as unknown as <T>(fn: (tx: SqlTx) => Promise<T>) => Promise<T>,
     retention: {
       retentionMs: opts.inboxRetentionMs,
       relayMaxBackoffMs: opts.relayMaxBackoffMs,
