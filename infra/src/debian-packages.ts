@@ -1,5 +1,7 @@
 // Checks that the Debian programs the stack runs are installed; as root, installs missing ones with apt.
+
 import fs from "node:fs";
+import { inheritedEnv } from "./env.ts";
 import { run } from "./proc.ts";
 
 export interface Requirement {
@@ -53,7 +55,7 @@ export async function ensureInstalled(
   }
   log(`installing missing Debian packages: ${names.join(" ")}`);
   // Package scripts must not start the system's own instances on the standard ports.
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive", RUNLEVEL: "1" };
+  const env = { ...inheritedEnv(), DEBIAN_FRONTEND: "noninteractive", RUNLEVEL: "1" };
   const update = await run("apt-get", ["update"], { env, timeoutMs: 300_000 });
   if (update.code !== 0) throw new Error(`apt-get update failed: ${update.stderr.slice(-1000)}`);
   const install = await run("apt-get", ["install", "-y", "--no-install-recommends", ...names], {

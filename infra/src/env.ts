@@ -46,3 +46,6 @@ export function readInfraEnv(): InfraEnv {
     appsExtraEnv: jsonObject("ORDERFLOW_APPS_ENV"),
   };
 }
+
+/** The environment child processes inherit (PATH, locale...); passed on, never interpreted elsewhere. */
+export const inheritedEnv = (): NodeJS.ProcessEnv => process.env;

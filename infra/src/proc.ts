@@ -1,6 +1,8 @@
 // Small process helpers: run a command with a deadline, start a detached daemon, check and end PIDs.
+
 import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
+import { inheritedEnv } from "./env.ts";
 
 export interface RunResult {
   code: number;
@@ -23,7 +25,12 @@ export function run(cmd: string, args: string[], opts: RunOptions = {}): Promise
     execFile(
       file,
       argv,
-      { env: opts.env ?? process.env, cwd: opts.cwd, timeout: opts.timeoutMs ?? 60_000, maxBuffer: 16 << 20 },
+      {
+        env: opts.env ?? inheritedEnv(),
+        cwd: opts.cwd,
+        timeout: opts.timeoutMs ?? 60_000,
+        maxBuffer: 16 << 20,
+      },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
         resolve({
@@ -58,7 +65,7 @@ export function spawnDaemon(
   const fd = fs.openSync(opts.logFile, "a");
   try {
     const child = spawn(cmd, args, {
-      env: opts.env ?? process.env,
+      env: opts.env ?? inheritedEnv(),
       cwd: opts.cwd,
       detached: true,
       stdio: ["ignore", fd, fd],

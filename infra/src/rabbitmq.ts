@@ -3,7 +3,7 @@
 // three are online, so every quorum queue gets three members, and leaders are then spread over the nodes.
 import fs from "node:fs";
 import path from "node:path";
-import { repoRoot } from "./env.ts";
+import { inheritedEnv, repoRoot } from "./env.ts";
 import type { BrokerNodeLayout, Layout } from "./layout.ts";
 import {
   isAlive,
@@ -43,7 +43,7 @@ export function readDefinitions(file = DEFINITIONS_FILE): Definitions {
 function cliEnv(d: RabbitDeps): NodeJS.ProcessEnv {
   const r = d.layout.rabbitmq;
   return {
-    PATH: process.env.PATH,
+    PATH: inheritedEnv().PATH,
     LANG: "C.UTF-8",
     LC_ALL: "C.UTF-8",
     HOME: r.homeDir,

@@ -1,10 +1,11 @@
 // The stack's process supervisor, like compose's `restart: unless-stopped`: starts the services, then
 // each service's relay once that service is ready, and restarts any of them that dies (backoff 1 s
 // doubling to 10 s, reset after 30 s up). SIGTERM stops them all gracefully, then exits.
+
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { readInfraEnv, repoRoot } from "../env.ts";
+import { inheritedEnv, readInfraEnv, repoRoot } from "../env.ts";
 import { openStack } from "../stack.ts";
 import { type AppDefinition, appDefinitions } from "./definitions.ts";
 import {
@@ -39,7 +40,7 @@ function start(app: AppDefinition, attempt = 0): void {
   const logFile = path.join(appsDir(stack.layout), `${app.name.replace(":", "-")}.log`);
   const fd = fs.openSync(logFile, "a");
   const child = spawn(app.command, app.args, {
-    env: { ...process.env, ...app.env },
+    env: { ...inheritedEnv(), ...app.env },
     stdio: ["ignore", fd, fd],
     cwd: repoRoot, // where `--import tsx` resolves from
   });

@@ -1,9 +1,9 @@
 // The ledger check, like a Jepsen checker: given what the API accepted and what the databases hold,
 // list every violation. Pure: the same inputs always give the same verdict (and it is unit-tested).
+
+import { pointsFor } from "@orderflow/contracts";
 import type { RunLedger } from "./ledger.ts";
 import type { Snapshot } from "./snapshot.ts";
-
-export const pointsFor = (totalCents: number): number => Math.floor(totalCents / 100);
 
 export interface Violations {
   /** Accepted but missing from the order database. */

@@ -8,4 +8,5 @@ export {
   type EventType,
   isEventType,
 } from "./registry.ts";
+export { pointsFor } from "./rules.ts";
 export { assertPayload, type InvalidReason, type Validated, validateEvent } from "./validate.ts";

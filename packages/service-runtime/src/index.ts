@@ -1,5 +1,5 @@
 export { checkBroker, checkDatabase } from "./dependencies.ts";
-export { flag, int, list, optional, type RawEnv, required } from "./env-parse.ts";
+export { flag, int, list, optional, type RawEnv, readCommonEnv, required } from "./env-parse.ts";
 export { migrateService, serviceMigrationDirs } from "./migrations.ts";
 export { resendOutboxMessage } from "./resend.ts";
 export { type CommonEnv, main, runService, type ServiceDefinition } from "./run-service.ts";

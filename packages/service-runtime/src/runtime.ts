@@ -23,8 +23,8 @@ import {
   withOutbox,
 } from "@orderflow/outbox";
 import pg from "pg";
-import { limitConcurrency } from "./limit.ts";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
+import { limitConcurrency } from "./limit.ts";
 
 export interface RuntimeOptions<Tx extends SqlTx> {
   service: string;

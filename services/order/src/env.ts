@@ -1,5 +1,5 @@
 // The only reader of the environment in the order service (see .env.example for each variable).
-import { type CommonEnv, int, list, optional, type RawEnv, required } from "@orderflow/service-runtime";
+import { type CommonEnv, int, optional, type RawEnv, readCommonEnv } from "@orderflow/service-runtime";
 
 export interface OrderEnv extends CommonEnv {
   /** Base URLs the reconciliation job asks for the other services' view of an order. */
@@ -10,16 +10,9 @@ export interface OrderEnv extends CommonEnv {
 
 export function readEnv(env: RawEnv = process.env): OrderEnv {
   return {
-    host: optional(env, "ORDER_HOST") ?? "127.0.0.1",
-    port: int(env, "ORDER_PORT", 3001),
-    databaseUrl: required(env, "ORDER_DATABASE_URL"),
-    amqpUrls: list(env, "ORDER_AMQP_URLS"),
-    redisUrl: optional(env, "REDIS_URL"),
+    ...readCommonEnv(env, "ORDER", 3001),
     inventoryUrl: optional(env, "INVENTORY_URL") ?? "http://127.0.0.1:3002",
     pointsUrl: optional(env, "POINTS_URL") ?? "http://127.0.0.1:3003",
-    logLevel: optional(env, "LOG_LEVEL") ?? "info",
-    inboxRetentionMs: int(env, "INBOX_RETENTION_MS", 7 * 24 * 3_600_000),
-    relayMaxBackoffMs: int(env, "OUTBOX_MAX_BACKOFF_MS", 2 * 3_600_000),
     reconcile: {
       intervalMs: int(env, "RECONCILE_INTERVAL_MS", 60_000),
       staleAfterMs: int(env, "RECONCILE_STALE_AFTER_MS", 5 * 60_000),

@@ -1,15 +1,6 @@
 // The only reader of the environment in the points service (see .env.example for each variable).
-import { type CommonEnv, int, list, optional, type RawEnv, required } from "@orderflow/service-runtime";
+import { type CommonEnv, type RawEnv, readCommonEnv } from "@orderflow/service-runtime";
 
 export function readEnv(env: RawEnv = process.env): CommonEnv {
-  return {
-    host: optional(env, "POINTS_HOST") ?? "127.0.0.1",
-    port: int(env, "POINTS_PORT", 3003),
-    databaseUrl: required(env, "POINTS_DATABASE_URL"),
-    amqpUrls: list(env, "POINTS_AMQP_URLS"),
-    redisUrl: optional(env, "REDIS_URL"),
-    logLevel: optional(env, "LOG_LEVEL") ?? "info",
-    inboxRetentionMs: int(env, "INBOX_RETENTION_MS", 7 * 24 * 3_600_000),
-    relayMaxBackoffMs: int(env, "OUTBOX_MAX_BACKOFF_MS", 2 * 3_600_000),
-  };
+  return readCommonEnv(env, "POINTS", 3003);
 }

@@ -9,5 +9,4 @@
 export const QUEUE = "points.order-events";
 export const CONSUMES = ["order.confirmed", "order.cancelled"] as const;
 export const PUBLISHES = ["points.granted", "points.reversed"] as const;
-
-export const pointsFor = (totalCents: number): number => Math.floor(totalCents / 100);
+// (the rule itself lives in @orderflow/contracts: the order service and the audit apply it too)

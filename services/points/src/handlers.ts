@@ -1,10 +1,10 @@
 // Points' side of the saga. Each handler runs in the consumer's transaction, after the inbox claim.
 import { randomUUID } from "node:crypto";
+import { pointsFor } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
 import type { Handler, Handlers } from "@orderflow/messaging";
 import { enqueue } from "@orderflow/outbox";
 import type { Tx } from "./db.ts";
-import { pointsFor } from "./events.ts";
 
 const prismaOf = (tx: SqlTx): Tx => tx as Tx;
 

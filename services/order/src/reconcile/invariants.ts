@@ -6,8 +6,6 @@
 import type { Db } from "../db.ts";
 import type { Peers } from "./peers.ts";
 
-export const pointsFor = (totalCents: number): number => Math.floor(totalCents / 100);
-
 export interface InvariantReport {
   ok: boolean;
   settled: boolean;
