@@ -1,7 +1,7 @@
 // The order API's contract on the running service: idempotency, validation, reads.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { api, openSaga, placeOrder, runId, type Saga } from "./helpers.ts";
+import { api, eventually, openSaga, placeOrder, runId, type Saga } from "./helpers.ts";
 
 let saga: Saga;
 beforeAll(async () => {
@@ -99,6 +99,43 @@ describe("bad bodies get a 4xx problem, never a 5xx, and create nothing", () => 
     const r = await saga.db.order.query(`SELECT 1 FROM idempotency_keys WHERE key = 'bad-body'`);
     expect(r.rowCount).toBe(0);
   });
+});
+
+test("the caller's correlation id travels from the HTTP request into every event of the saga and back", async () => {
+  const run = runId();
+  const correlationId = `corr-${run}`;
+  await api(saga.url.inventory, "PUT", `/stock/corr-${run}`, { available: 5 });
+  const placed = await api(
+    saga.url.order,
+    "POST",
+    "/orders",
+    { customerId: `corr-${run}`, lines: [{ sku: `corr-${run}`, quantity: 1, unitPrice: 300 }] },
+    { "idempotency-key": randomUUID(), "x-correlation-id": correlationId },
+  );
+  expect(placed.headers.get("x-correlation-id")).toBe(correlationId);
+  const id = placed.body.id as string;
+  const headersOf = async (db: Saga["db"]["order"]) =>
+    (
+      await db.query<{ event_type: string; corr: string }>(
+        `SELECT event_type, headers->>'correlationId' AS corr FROM outbox WHERE aggregate_id = $1 ORDER BY id`,
+        [id],
+      )
+    ).rows;
+  const all = await eventually("order.confirmed and points.granted written", async () => {
+    const [o, i, p] = await Promise.all([
+      headersOf(saga.db.order),
+      headersOf(saga.db.inventory),
+      headersOf(saga.db.points),
+    ]);
+    return o.length >= 2 && i.length >= 1 && p.length >= 1 ? [...o, ...i, ...p] : undefined;
+  });
+  expect(all.map((r) => r.event_type)).toEqual([
+    "order.created",
+    "order.confirmed",
+    "inventory.reserved",
+    "points.granted",
+  ]);
+  expect(new Set(all.map((r) => r.corr))).toEqual(new Set([correlationId]));
 });
 
 describe("reads", () => {
