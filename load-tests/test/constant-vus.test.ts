@@ -18,7 +18,8 @@ describe("constant-vus", () => {
     );
     expect(server.maxConcurrent).toBeLessThanOrEqual(4);
     expect(server.connections).toBeLessThanOrEqual(4);
-    expect(result.summary.iterations.completed).toBeGreaterThan(100);
+    // Each VU looped (several iterations each); how many depends on the machine, which a test must not assert.
+    expect(result.summary.iterations.completed).toBeGreaterThan(4 * 3);
     expect(result.summary.iterations.dropped).toBe(0);
     expect(result.summary.status["2xx"]).toBe(result.summary.iterations.completed);
     expect(result.durationMs).toBeLessThan(3000);
