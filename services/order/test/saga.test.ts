@@ -1,6 +1,7 @@
 // The order saga end to end on the local stack: 300 orders over 20 SKUs, some beyond stock.
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
+  api,
   eventually,
   finalOrders,
   type Line,
@@ -115,6 +116,13 @@ test("300 orders over 20 SKUs end CONFIRMED with points or CANCELLED, with stock
     });
     expect(notDone).toBe(0);
   }
+  // The order service's own invariant check (on demand here; it also runs on a schedule) agrees.
+  const report = await api(saga.url.order, "GET", "/admin/invariants");
+  expect(report.status).toBe(200);
+  expect(report.body).toMatchObject({ ok: expect.any(Boolean), settled: expect.any(Boolean) });
+  const ours = (report.body.violations as { key: string }[]).filter((v) => v.key.startsWith(`e2e-${run}-`));
+  expect(ours).toEqual([]);
+
   const rows = await saga.db.order.query<{ n: string }>(
     `SELECT count(*) AS n FROM outbox WHERE aggregate_id = ANY($1::text[])`,
     [ids],
