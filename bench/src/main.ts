@@ -4,14 +4,16 @@
 import os from "node:os";
 import { openStack, readInfraEnv } from "@orderflow/infra";
 import { readBenchEnv } from "./env.ts";
+import { claimSection } from "./claim-bench.ts";
 import { describeMachine } from "./machine.ts";
 import { checkStack } from "./preflight.ts";
+import { prismaSection } from "./prisma-vs-raw.ts";
 import { relaySection } from "./relay-bench.ts";
 import { type Report, writeReport } from "./report.ts";
 import { dropLeftoverScratchDbs } from "./scratch-db.ts";
 import type { Section, SectionResult } from "./section.ts";
 
-const SECTIONS: Section[] = [relaySection];
+const SECTIONS: Section[] = [relaySection, claimSection, prismaSection];
 
 async function mainBench(): Promise<number> {
   const env = readBenchEnv();

@@ -1,0 +1,66 @@
+// Priority 3: each service's hot write transaction through Prisma's interactive transaction against the
+// same statements over pg BEGIN/COMMIT, same database, same pool size, same concurrency, alternating.
+import { serviceMigrationDirs } from "@orderflow/service-runtime";
+import { closedLoop } from "./closed-loop.ts";
+import { createScratchDb } from "./scratch-db.ts";
+import { fmt, fmtSpread, type Section, type SectionResult, type TableRow } from "./section.ts";
+import { ratio, spread } from "./stats.ts";
+import { serviceMigrations, TX_SHAPES } from "./tx-shapes.ts";
+
+const POOL = 10;
+const CONCURRENCY = 8;
+
+export const prismaSection: Section = {
+  name: "prisma",
+  async run(ctx): Promise<SectionResult> {
+    const count = ctx.quick ? 200 : 600;
+    const repeats = ctx.quick ? 2 : 3;
+    const rows: TableRow[] = [];
+    const data: Record<string, unknown> = { count, repeats, pool: POOL, concurrency: CONCURRENCY };
+    for (const shape of TX_SHAPES) {
+      const db = await createScratchDb(ctx.stack, `tx_${shape.service}`, serviceMigrationDirs(serviceMigrations(shape.service)), POOL);
+      const prisma = shape.prisma(db.url, POOL);
+      try {
+        await shape.seed(db.pool);
+        const raw = shape.raw(db.pool);
+        // Warm both paths (connections, JIT, Prisma's query plans) before timing.
+        await closedLoop(prisma.run, { count: 50, concurrency: CONCURRENCY });
+        await closedLoop(raw, { count: 50, concurrency: CONCURRENCY });
+        const runs: { prisma: number[]; raw: number[] } = { prisma: [], raw: [] };
+        for (let i = 0; i < repeats; i++) {
+          const order = i % 2 === 0 ? (["prisma", "raw"] as const) : (["raw", "prisma"] as const);
+          for (const mode of order) {
+            const r = await closedLoop(mode === "prisma" ? prisma.run : raw, { count, concurrency: CONCURRENCY });
+            if (r.errors > 0) throw new Error(`${shape.service} ${mode}: ${r.errors} errors, first: ${r.firstError}`);
+            runs[mode].push(r.opsPerSec);
+            ctx.log(`  ${shape.service} ${mode} #${i + 1}: ${fmt(r.opsPerSec)} tx/s (p50 ${fmt(r.latencyMs.p50, 1)} ms)`);
+          }
+        }
+        const p = spread(runs.prisma);
+        const r = spread(runs.raw);
+        const ratios = runs.raw.map((x, i) => ratio(x, runs.prisma[i] ?? Number.NaN));
+        rows.push({
+          measure: `${shape.service}: ${shape.writes}; Prisma / raw pg`,
+          result: `${fmt(p.median)} / ${fmt(r.median)} tx/s`,
+          spread: `${fmtSpread(p)} / ${fmtSpread(r)}`,
+          kind: "measured",
+        });
+        rows.push({
+          measure: `${shape.service}: raw pg / Prisma`,
+          result: `${fmt(ratio(r.median, p.median), 2)}x`,
+          spread: fmtSpread(spread(ratios), 2, "x"),
+          kind: "derived",
+        });
+        data[shape.service] = runs;
+      } finally {
+        await prisma.close().catch(() => {});
+        await db.drop();
+      }
+    }
+    return {
+      title: `Prisma against raw SQL on each service's hot write path (pool ${POOL}, ${CONCURRENCY} concurrent)`,
+      rows,
+      data,
+    };
+  },
+};
