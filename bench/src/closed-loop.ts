@@ -23,5 +23,12 @@ export async function closedLoop(op: () => Promise<void>, opts: { count: number;
   };
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
   const seconds = (performance.now() - t0) / 1000;
-  return { ops: lat.length, errors, firstError, seconds, opsPerSec: lat.length / seconds, latencyMs: latency(lat) };
+  return {
+    ops: lat.length,
+    errors,
+    firstError,
+    seconds,
+    opsPerSec: lat.length / seconds,
+    latencyMs: latency(lat),
+  };
 }

@@ -3,17 +3,19 @@
 // databases and queues, and exits 1 if the stack is not up or a section failed.
 import os from "node:os";
 import { openStack, readInfraEnv } from "@orderflow/infra";
-import { readBenchEnv } from "./env.ts";
+import { ceilingsSection } from "./ceilings.ts";
 import { claimSection } from "./claim-bench.ts";
+import { readBenchEnv } from "./env.ts";
 import { describeMachine } from "./machine.ts";
 import { checkStack } from "./preflight.ts";
 import { prismaSection } from "./prisma-vs-raw.ts";
 import { relaySection } from "./relay-bench.ts";
 import { type Report, writeReport } from "./report.ts";
+import { sagaSection } from "./saga-bench.ts";
 import { dropLeftoverScratchDbs } from "./scratch-db.ts";
 import type { Section, SectionResult } from "./section.ts";
 
-const SECTIONS: Section[] = [relaySection, claimSection, prismaSection];
+const SECTIONS: Section[] = [relaySection, claimSection, prismaSection, ceilingsSection, sagaSection];
 
 async function mainBench(): Promise<number> {
   const env = readBenchEnv();
@@ -22,7 +24,10 @@ async function mainBench(): Promise<number> {
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const stack = openStack(readInfraEnv(), false);
   const chosen = SECTIONS.filter((s) => env.only.length === 0 || env.only.includes(s.name));
-  const problems = await checkStack(stack, chosen.some((s) => s.name === "saga"));
+  const problems = await checkStack(
+    stack,
+    chosen.some((s) => s.name === "saga"),
+  );
   if (problems.length > 0) {
     process.stderr.write(
       `bench: the local stack is not up (start it with \`pnpm stack up\`, same ORDERFLOW_PORT_OFFSET):\n` +

@@ -19,9 +19,16 @@ export async function insertPending(pool: pg.Pool, n: number, eventType: string)
 }
 
 /** Inserts `n` rows in a final state into the outbox (done) or straight into the archive. */
-export async function insertHistory(pool: pg.Pool, table: "outbox" | "outbox_archive", n: number): Promise<void> {
+export async function insertHistory(
+  pool: pg.Pool,
+  table: "outbox" | "outbox_archive",
+  n: number,
+): Promise<void> {
   // Old enough that the archiver would move them; ids far from the live sequence in the archive.
-  const idExpr = table === "outbox_archive" ? "(10000000000 + g + coalesce((SELECT max(id) FROM outbox_archive), 0))" : "nextval('outbox_id_seq')";
+  const idExpr =
+    table === "outbox_archive"
+      ? "(10000000000 + g + coalesce((SELECT max(id) FROM outbox_archive), 0))"
+      : "nextval('outbox_id_seq')";
   const extra = table === "outbox_archive" ? ", archived_at" : "";
   const extraVal = table === "outbox_archive" ? ", now()" : "";
   await pool.query(
@@ -36,7 +43,9 @@ export async function insertHistory(pool: pg.Pool, table: "outbox" | "outbox_arc
 
 /** Rows that reached the broker's confirm: both relays set status 1 and count the attempt then. */
 export async function confirmedCount(pool: pg.Pool): Promise<number> {
-  const r = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox WHERE status = 1 AND attempts > 0");
+  const r = await pool.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM outbox WHERE status = 1 AND attempts > 0",
+  );
   return r.rows[0]?.n ?? 0;
 }
 
@@ -55,7 +64,12 @@ export async function writeOne(
         eventType,
         aggregateType: "order",
         aggregateId: orderId,
-        payload: { orderId, customerId: "c-1", lines: [{ sku: "SKU-1", quantity: 2, unitPrice: 999 }], total: 1998 },
+        payload: {
+          orderId,
+          customerId: "c-1",
+          lines: [{ sku: "SKU-1", quantity: 2, unitPrice: 999 }],
+          total: 1998,
+        },
         correlationId: orderId,
       });
     },

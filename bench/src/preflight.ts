@@ -25,7 +25,9 @@ export async function checkStack(stack: Stack, needServices: boolean): Promise<s
   if (needServices) {
     for (const [name, port] of Object.entries(stack.layout.servicePorts)) {
       try {
-        const r = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(3_000) });
+        const r = await fetch(`http://127.0.0.1:${port}/health/ready`, {
+          signal: AbortSignal.timeout(3_000),
+        });
         if (!r.ok) problems.push(`${name} service on ${port}: /health/ready answered ${r.status}`);
       } catch (e) {
         problems.push(`${name} service on ${port}: ${(e as Error).message}`);

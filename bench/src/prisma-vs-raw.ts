@@ -18,7 +18,12 @@ export const prismaSection: Section = {
     const rows: TableRow[] = [];
     const data: Record<string, unknown> = { count, repeats, pool: POOL, concurrency: CONCURRENCY };
     for (const shape of TX_SHAPES) {
-      const db = await createScratchDb(ctx.stack, `tx_${shape.service}`, serviceMigrationDirs(serviceMigrations(shape.service)), POOL);
+      const db = await createScratchDb(
+        ctx.stack,
+        `tx_${shape.service}`,
+        serviceMigrationDirs(serviceMigrations(shape.service)),
+        POOL,
+      );
       const prisma = shape.prisma(db.url, POOL);
       try {
         await shape.seed(db.pool);
@@ -30,10 +35,16 @@ export const prismaSection: Section = {
         for (let i = 0; i < repeats; i++) {
           const order = i % 2 === 0 ? (["prisma", "raw"] as const) : (["raw", "prisma"] as const);
           for (const mode of order) {
-            const r = await closedLoop(mode === "prisma" ? prisma.run : raw, { count, concurrency: CONCURRENCY });
-            if (r.errors > 0) throw new Error(`${shape.service} ${mode}: ${r.errors} errors, first: ${r.firstError}`);
+            const r = await closedLoop(mode === "prisma" ? prisma.run : raw, {
+              count,
+              concurrency: CONCURRENCY,
+            });
+            if (r.errors > 0)
+              throw new Error(`${shape.service} ${mode}: ${r.errors} errors, first: ${r.firstError}`);
             runs[mode].push(r.opsPerSec);
-            ctx.log(`  ${shape.service} ${mode} #${i + 1}: ${fmt(r.opsPerSec)} tx/s (p50 ${fmt(r.latencyMs.p50, 1)} ms)`);
+            ctx.log(
+              `  ${shape.service} ${mode} #${i + 1}: ${fmt(r.opsPerSec)} tx/s (p50 ${fmt(r.latencyMs.p50, 1)} ms)`,
+            );
           }
         }
         const p = spread(runs.prisma);

@@ -20,7 +20,7 @@ import {
   type TableRow,
   waitFor,
 } from "./section.ts";
-import { createSeedRelay, type BenchRelay } from "./seed-relay.ts";
+import { type BenchRelay, createSeedRelay } from "./seed-relay.ts";
 import { type Latency, latency, ratio, spread } from "./stats.ts";
 
 type Impl = "orderflow" | "baseline";
@@ -129,11 +129,16 @@ export const relaySection: Section = {
     const db = await createScratchDb(ctx.stack, "relay", [OUTBOX_MIGRATIONS_DIR], 4);
     const q = await createScratchQueue(ctx.stack, "relay");
     try {
-      const tput: Record<Impl, Awaited<ReturnType<typeof throughputOnce>>[]> = { orderflow: [], baseline: [] };
+      const tput: Record<Impl, Awaited<ReturnType<typeof throughputOnce>>[]> = {
+        orderflow: [],
+        baseline: [],
+      };
       for (let i = 0; i < repeats; i++) {
         for (const impl of ["orderflow", "baseline"] as const) {
           const r = await throughputOnce(impl, sizes[impl], ctx, db, q);
-          ctx.log(`  throughput ${impl} #${i + 1}: ${fmt(r.rowsPerSec)} rows/s (${r.confirmed} rows, ${fmt(r.seconds, 1)} s)`);
+          ctx.log(
+            `  throughput ${impl} #${i + 1}: ${fmt(r.rowsPerSec)} rows/s (${r.confirmed} rows, ${fmt(r.seconds, 1)} s)`,
+          );
           tput[impl].push(r);
         }
       }
@@ -151,7 +156,9 @@ export const relaySection: Section = {
           lat[impl]?.push(r);
         }
         const f = await latencyOnce("orderflow", latencyPlan.fastRate, latencyPlan.fastSeconds, ctx, db, q);
-        ctx.log(`  latency orderflow @${f.rate}/s #${i + 1}: p50 ${fmt(f.latency.p50, 1)} ms p99 ${fmt(f.latency.p99, 1)} ms`);
+        ctx.log(
+          `  latency orderflow @${f.rate}/s #${i + 1}: p50 ${fmt(f.latency.p50, 1)} ms p99 ${fmt(f.latency.p99, 1)} ms`,
+        );
         lat.orderflowFast?.push(f);
       }
       const tO = spread(tput.orderflow.map((r) => r.rowsPerSec));
@@ -160,7 +167,9 @@ export const relaySection: Section = {
       const lB = summarize(lat.baseline ?? []);
       const lF = summarize(lat.orderflowFast ?? []);
       // Ratio of medians, and the per-repeat ratios' range (pairs ran back to back).
-      const tRatios = tput.orderflow.map((r, i) => ratio(r.rowsPerSec, tput.baseline[i]?.rowsPerSec ?? Number.NaN));
+      const tRatios = tput.orderflow.map((r, i) =>
+        ratio(r.rowsPerSec, tput.baseline[i]?.rowsPerSec ?? Number.NaN),
+      );
       const p99Ratios = (lat.orderflow ?? []).map((r, i) =>
         ratio(lat.baseline?.[i]?.latency.p99 ?? Number.NaN, r.latency.p99),
       );
@@ -222,4 +231,3 @@ export const relaySection: Section = {
     }
   },
 };
-

@@ -30,9 +30,16 @@ export function renderMarkdown(r: Report): string {
     "",
   ];
   for (const s of Object.values(r.sections)) {
-    out.push(`## ${s.title}`, "", "| measure | result | spread | kind | note |", "| --- | --- | --- | --- | --- |");
+    out.push(
+      `## ${s.title}`,
+      "",
+      "| measure | result | spread | kind | note |",
+      "| --- | --- | --- | --- | --- |",
+    );
     for (const row of s.rows)
-      out.push(`| ${cell(row.measure)} | ${cell(row.result)} | ${cell(row.spread)} | ${row.kind} | ${cell(row.note ?? "")} |`);
+      out.push(
+        `| ${cell(row.measure)} | ${cell(row.result)} | ${cell(row.spread)} | ${row.kind} | ${cell(row.note ?? "")} |`,
+      );
     out.push("");
   }
   const failed = Object.entries(r.failures);

@@ -35,14 +35,23 @@ export interface Section {
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
 
 export const fmt = (n: number, digits = 0): string =>
-  Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "n/a";
+  Number.isFinite(n)
+    ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : "n/a";
 
 /** "median (min-max)" of a spread. */
-export const fmtSpread = (s: { median: number; min: number; max: number; n: number }, digits = 0, unit = "") =>
-  `${fmt(s.median, digits)}${unit} (${fmt(s.min, digits)}-${fmt(s.max, digits)}, n=${s.n})`;
+export const fmtSpread = (
+  s: { median: number; min: number; max: number; n: number },
+  digits = 0,
+  unit = "",
+) => `${fmt(s.median, digits)}${unit} (${fmt(s.min, digits)}-${fmt(s.max, digits)}, n=${s.n})`;
 
 /** Polls `check` until true or the deadline; returns whether it became true. */
-export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, intervalMs = 25): Promise<boolean> {
+export async function waitFor(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 25,
+): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (await check()) return true;

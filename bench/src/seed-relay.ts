@@ -51,7 +51,12 @@ export function createSeedRelay(opts: SeedRelayOptions): BenchRelay {
         opts.exchange,
         row.event_type,
         Buffer.from(row.payload, "utf8"),
-        { persistent: true, messageId: row.message_id, type: row.event_type, contentType: "application/json" },
+        {
+          persistent: true,
+          messageId: row.message_id,
+          type: row.event_type,
+          contentType: "application/json",
+        },
         (err) => (err ? reject(err) : resolve()),
       );
     });

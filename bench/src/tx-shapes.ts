@@ -11,7 +11,7 @@ import { enqueue, withOutbox } from "@orderflow/outbox";
 import type pg from "pg";
 import { createDb as createInventoryDb } from "../../services/inventory/src/db.ts";
 import { inventoryHandlers, unitsBySku } from "../../services/inventory/src/handlers.ts";
-import { createDb as createOrderDb } from "../../services/order/src/db.ts";
+import { createDb as createOrderDb, type Tx as OrderTx } from "../../services/order/src/db.ts";
 import { createDb as createPointsDb } from "../../services/points/src/db.ts";
 import { pointsHandlers } from "../../services/points/src/handlers.ts";
 
@@ -58,12 +58,24 @@ export interface TxShape {
 
 // --- order: POST /orders ------------------------------------------------------------------------------
 
-const orderEvent = (id: string, createdMessageId: string, body: ReturnType<typeof buildOrderBody>, total: number, createdAt: Date) => ({
+const orderEvent = (
+  id: string,
+  createdMessageId: string,
+  body: ReturnType<typeof buildOrderBody>,
+  total: number,
+  createdAt: Date,
+) => ({
   eventType: "order.created",
   aggregateType: "order",
   aggregateId: id,
   messageId: createdMessageId,
-  payload: { orderId: id, customerId: body.customerId, lines: body.lines, total, createdAt: createdAt.toISOString() },
+  payload: {
+    orderId: id,
+    customerId: body.customerId,
+    lines: body.lines,
+    total,
+    createdAt: createdAt.toISOString(),
+  },
   correlationId: createdMessageId,
   causationId: createdMessageId,
 });
@@ -82,7 +94,7 @@ export const orderShape: TxShape = {
         const createdAt = new Date();
         const total = body.lines.reduce((s, l) => s + l.quantity * l.unitPrice, 0);
         // create-order.ts's transaction, as the service opens it (main.ts's options).
-        await withOutbox(
+        await withOutbox<OrderTx, void>(
           (fn) => db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 }),
           () => {},
           async (tx, enq) => {
@@ -97,7 +109,9 @@ export const orderShape: TxShape = {
                 correlationId: createdMessageId,
                 createdAt,
                 lines: { create: body.lines.map((l, i) => ({ lineNo: i + 1, ...l })) },
-                history: { create: { event: "order.created", detail: { messageId: createdMessageId }, at: createdAt } },
+                history: {
+                  create: { event: "order.created", detail: { messageId: createdMessageId }, at: createdAt },
+                },
               },
             });
             await enq(orderEvent(id, createdMessageId, body, total, createdAt));
@@ -268,7 +282,10 @@ export const pointsShape: TxShape = {
       const { orderId, customerId, total } = e.payload;
       await pgTransaction(pool, async (tx: SqlTx) => {
         await claimInbox(tx, "points", e.envelope.messageId, e.type);
-        await tx.$queryRawUnsafe("SELECT status, points, customer_id FROM grants WHERE order_id = $1 FOR UPDATE", orderId);
+        await tx.$queryRawUnsafe(
+          "SELECT status, points, customer_id FROM grants WHERE order_id = $1 FOR UPDATE",
+          orderId,
+        );
         const points = Math.floor(total / 100);
         await tx.$executeRawUnsafe(
           `INSERT INTO accounts (customer_id, balance) VALUES ($1, $2)
