@@ -17,7 +17,12 @@ const WINDOW = 500;
 const PG_CONNECTIONS = 16;
 
 /** Publishes `n` messages keeping at most `window` unconfirmed; returns confirmed messages per second. */
-async function publishWindowed(url: string, routingKey: string, n: number, window: number): Promise<number> {
+export async function publishWindowed(
+  url: string,
+  routingKey: string,
+  n: number,
+  window: number,
+): Promise<number> {
   const conn = await amqp.connect(url);
   conn.on("error", () => {});
   try {

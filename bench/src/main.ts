@@ -3,6 +3,7 @@
 // databases and queues, and exits 1 if the stack is not up or a section failed.
 import os from "node:os";
 import { openStack, readInfraEnv } from "@orderflow/infra";
+import { batchingSection } from "./batching-bench.ts";
 import { ceilingsSection } from "./ceilings.ts";
 import { claimSection } from "./claim-bench.ts";
 import { readBenchEnv } from "./env.ts";
@@ -15,7 +16,14 @@ import { sagaSection } from "./saga-bench.ts";
 import { dropLeftoverScratchDbs } from "./scratch-db.ts";
 import type { Section, SectionResult } from "./section.ts";
 
-const SECTIONS: Section[] = [relaySection, claimSection, prismaSection, ceilingsSection, sagaSection];
+const SECTIONS: Section[] = [
+  relaySection,
+  claimSection,
+  prismaSection,
+  ceilingsSection,
+  sagaSection,
+  batchingSection,
+];
 
 async function mainBench(): Promise<number> {
   const env = readBenchEnv();

@@ -56,6 +56,17 @@ export interface TxShape {
   raw(pool: pg.Pool): () => Promise<void>;
 }
 
+/** A shape whose messages can also be applied several per transaction (the batching section). */
+export interface BatchableShape extends TxShape {
+  prisma(
+    url: string,
+    poolMax: number,
+  ): { run(): Promise<void>; runBatch(n: number): Promise<void>; close(): Promise<void> };
+  rawBatch(pool: pg.Pool, n: number): () => Promise<void>;
+  /** N messages in one transaction with set-based statements (one per kind of write, not per message). */
+  rawSetBatch(pool: pg.Pool, n: number): () => Promise<void>;
+}
+
 // --- order: POST /orders ------------------------------------------------------------------------------
 
 const orderEvent = (
@@ -189,7 +200,113 @@ const createdEvent = () => {
   });
 };
 
-export const inventoryShape: TxShape = {
+type CreatedEvent = ReturnType<typeof createdEvent>;
+
+/** inventory's reserve as raw SQL: the same statements the handler sends through Prisma. */
+async function reserveRaw(tx: SqlTx, e: CreatedEvent): Promise<void> {
+  await claimInbox(tx, "inventory", e.envelope.messageId, e.type);
+  const { orderId } = e.payload;
+  await tx.$queryRawUnsafe("SELECT 1 FROM reservations WHERE order_id = $1", orderId);
+  const wanted = unitsBySku(e.payload.lines);
+  await tx.$queryRawUnsafe(
+    "SELECT sku, available FROM stock WHERE sku = ANY($1::text[]) ORDER BY sku FOR UPDATE",
+    wanted.map((w) => w.sku),
+  );
+  for (const w of wanted)
+    await tx.$executeRawUnsafe(
+      "UPDATE stock SET available = available - $2, reserved = reserved + $2, updated_at = now() WHERE sku = $1",
+      w.sku,
+      w.quantity,
+    );
+  const replyId = randomUUID();
+  await tx.$executeRawUnsafe(
+    "INSERT INTO reservations (order_id, status, lines, reply_message_id) VALUES ($1, 'RESERVED', $2::jsonb, $3::uuid)",
+    orderId,
+    JSON.stringify(wanted),
+    replyId,
+  );
+  await enqueue(tx, {
+    eventType: "inventory.reserved",
+    aggregateType: "reservation",
+    aggregateId: orderId,
+    messageId: replyId,
+    payload: { orderId, lines: wanted },
+    correlationId: e.envelope.correlationId,
+    causationId: e.envelope.messageId,
+  });
+}
+
+/**
+ * A batch locks every stock row it will touch first, in SKU order: messages applied one after another in
+ * one transaction would otherwise lock SKUs out of order across batches and deadlock.
+ */
+async function lockBatchStock(tx: SqlTx, events: CreatedEvent[]): Promise<void> {
+  const skus = [...new Set(events.flatMap((e) => e.payload.lines.map((l) => l.sku)))].sort();
+  await tx.$queryRawUnsafe("SELECT sku FROM stock WHERE sku = ANY($1::text[]) ORDER BY sku FOR UPDATE", skus);
+}
+
+/** The batch as set-based SQL: 6 statements for N messages instead of about 7 per message. */
+async function reserveSetBased(tx: SqlTx, events: CreatedEvent[]): Promise<void> {
+  const claimed = new Set(
+    (
+      await tx.$queryRawUnsafe<{ message_id: string }[]>(
+        `INSERT INTO inbox (consumer, message_id, message_type)
+         SELECT 'inventory', unnest($1::text[]), 'order.created' ON CONFLICT DO NOTHING RETURNING message_id`,
+        events.map((e) => e.envelope.messageId),
+      )
+    ).map((r) => r.message_id),
+  );
+  const fresh = events.filter((e) => claimed.has(e.envelope.messageId));
+  const decided = new Set(
+    (
+      await tx.$queryRawUnsafe<{ order_id: string }[]>(
+        "SELECT order_id FROM reservations WHERE order_id = ANY($1::text[])",
+        fresh.map((e) => e.payload.orderId),
+      )
+    ).map((r) => r.order_id),
+  );
+  const todo = fresh
+    .filter((e) => !decided.has(e.payload.orderId))
+    .map((e) => ({ e, wanted: unitsBySku(e.payload.lines) }));
+  const total = new Map<string, number>();
+  for (const t of todo) for (const w of t.wanted) total.set(w.sku, (total.get(w.sku) ?? 0) + w.quantity);
+  const skus = [...total.keys()].sort();
+  const stock = await tx.$queryRawUnsafe<{ sku: string; available: number }[]>(
+    "SELECT sku, available FROM stock WHERE sku = ANY($1::text[]) ORDER BY sku FOR UPDATE",
+    skus,
+  );
+  // Decided in message order against the running availability, as one message at a time would.
+  const available = new Map(stock.map((r) => [r.sku, r.available]));
+  if (todo.some((t) => t.wanted.some((w) => (available.get(w.sku) ?? -1) < w.quantity)))
+    throw new Error("bench stock ran out: the set-based batch does not model rejections");
+  await tx.$executeRawUnsafe(
+    `UPDATE stock SET available = available - v.q, reserved = reserved + v.q, updated_at = now()
+       FROM unnest($1::text[], $2::int[]) AS v(sku, q) WHERE stock.sku = v.sku`,
+    skus,
+    skus.map((k) => total.get(k) ?? 0),
+  );
+  const replies = todo.map((t) => ({ ...t, replyId: randomUUID() }));
+  await tx.$executeRawUnsafe(
+    `INSERT INTO reservations (order_id, status, lines, reply_message_id)
+     SELECT o, 'RESERVED', l, r FROM unnest($1::text[], $2::jsonb[], $3::uuid[]) AS v(o, l, r)`,
+    replies.map((r) => r.e.payload.orderId),
+    replies.map((r) => JSON.stringify(r.wanted)),
+    replies.map((r) => r.replyId),
+  );
+  await tx.$executeRawUnsafe(
+    `INSERT INTO outbox (message_id, event_type, aggregate_type, aggregate_id, payload, headers)
+     SELECT m, 'inventory.reserved', 'reservation', a, p, h
+       FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[]) AS v(m, a, p, h)`,
+    replies.map((r) => r.replyId),
+    replies.map((r) => r.e.payload.orderId),
+    replies.map((r) => JSON.stringify({ orderId: r.e.payload.orderId, lines: r.wanted })),
+    replies.map((r) =>
+      JSON.stringify({ correlationId: r.e.envelope.correlationId, causationId: r.e.envelope.messageId }),
+    ),
+  );
+}
+
+export const inventoryShape: BatchableShape = {
   service: "inventory",
   writes: "inbox row + stock rows locked and updated + reservation + outbox row",
   seed: seedStock,
@@ -197,14 +314,25 @@ export const inventoryShape: TxShape = {
     const db = createInventoryDb(url, poolMax);
     const reserve = inventoryHandlers()["order.created"];
     if (!reserve) throw new Error("inventory has no order.created handler");
+    const apply = async (tx: SqlTx, e: CreatedEvent) => {
+      // The consumer's transaction: inbox claim, then the service's handler, same tx.
+      await claimInbox(tx, "inventory", e.envelope.messageId, e.type);
+      await reserve(e as Parameters<typeof reserve>[0], tx);
+    };
     return {
       async run() {
         const e = createdEvent();
-        // The consumer's transaction: inbox claim, then the service's handler, same tx.
-        await db.$transaction(async (tx) => {
-          await claimInbox(tx, "inventory", e.envelope.messageId, e.type);
-          await reserve(e as Parameters<typeof reserve>[0], tx);
-        });
+        await db.$transaction((tx) => apply(tx, e));
+      },
+      async runBatch(n) {
+        const events = Array.from({ length: n }, createdEvent);
+        await db.$transaction(
+          async (tx) => {
+            await lockBatchStock(tx, events);
+            for (const e of events) await apply(tx, e);
+          },
+          { timeout: 30_000 },
+        );
       },
       close: () => db.$disconnect(),
     };
@@ -212,38 +340,22 @@ export const inventoryShape: TxShape = {
   raw(pool) {
     return async () => {
       const e = createdEvent();
-      await pgTransaction(pool, async (tx: SqlTx) => {
-        await claimInbox(tx, "inventory", e.envelope.messageId, e.type);
-        const { orderId } = e.payload;
-        await tx.$queryRawUnsafe("SELECT 1 FROM reservations WHERE order_id = $1", orderId);
-        const wanted = unitsBySku(e.payload.lines);
-        await tx.$queryRawUnsafe(
-          "SELECT sku, available FROM stock WHERE sku = ANY($1::text[]) ORDER BY sku FOR UPDATE",
-          wanted.map((w) => w.sku),
-        );
-        for (const w of wanted)
-          await tx.$executeRawUnsafe(
-            "UPDATE stock SET available = available - $2, reserved = reserved + $2, updated_at = now() WHERE sku = $1",
-            w.sku,
-            w.quantity,
-          );
-        const replyId = randomUUID();
-        await tx.$executeRawUnsafe(
-          "INSERT INTO reservations (order_id, status, lines, reply_message_id) VALUES ($1, 'RESERVED', $2::jsonb, $3::uuid)",
-          orderId,
-          JSON.stringify(wanted),
-          replyId,
-        );
-        await enqueue(tx, {
-          eventType: "inventory.reserved",
-          aggregateType: "reservation",
-          aggregateId: orderId,
-          messageId: replyId,
-          payload: { orderId, lines: wanted },
-          correlationId: e.envelope.correlationId,
-          causationId: e.envelope.messageId,
-        });
+      await pgTransaction(pool, (tx) => reserveRaw(tx, e));
+    };
+  },
+  rawBatch(pool, n) {
+    return async () => {
+      const events = Array.from({ length: n }, createdEvent);
+      await pgTransaction(pool, async (tx) => {
+        await lockBatchStock(tx, events);
+        for (const e of events) await reserveRaw(tx, e);
       });
+    };
+  },
+  rawSetBatch(pool, n) {
+    return async () => {
+      const events = Array.from({ length: n }, createdEvent);
+      await pgTransaction(pool, (tx) => reserveSetBased(tx, events));
     };
   },
 };
