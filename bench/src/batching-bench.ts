@@ -68,7 +68,7 @@ export const batchingSection: Section = {
           });
           if (r.errors > 0) throw new Error(`${name}: ${r.errors} errors, first: ${r.firstError}`);
           const perSec = r.opsPerSec * m.perOp;
-          (rates[name] ??= []).push(perSec);
+          rates[name] = [...(rates[name] ?? []), perSec];
           ctx.log(`  consumer ${name} #${i + 1}: ${fmt(perSec)} msg/s`);
         }
       }

@@ -13,7 +13,7 @@ const CONCURRENCY = 8;
 export const prismaSection: Section = {
   name: "prisma",
   async run(ctx): Promise<SectionResult> {
-    const count = ctx.quick ? 200 : 600;
+    const count = ctx.quick ? 150 : 600;
     const repeats = ctx.quick ? 2 : 3;
     const rows: TableRow[] = [];
     const data: Record<string, unknown> = { count, repeats, pool: POOL, concurrency: CONCURRENCY };

@@ -121,10 +121,10 @@ const summarize = (runs: { latency: Latency }[]) => ({
 export const relaySection: Section = {
   name: "relay",
   async run(ctx): Promise<SectionResult> {
-    const repeats = 3;
-    const sizes = ctx.quick ? { orderflow: 3_000, baseline: 300 } : { orderflow: 10_000, baseline: 1_000 };
+    const repeats = ctx.quick ? 2 : 3;
+    const sizes = ctx.quick ? { orderflow: 3_000, baseline: 200 } : { orderflow: 10_000, baseline: 1_000 };
     const latencyPlan = ctx.quick
-      ? { rate: 20, seconds: 6, fastRate: 200, fastSeconds: 5, repeats: 2 }
+      ? { rate: 20, seconds: 5, fastRate: 200, fastSeconds: 4, repeats: 2 }
       : { rate: 20, seconds: 12, fastRate: 200, fastSeconds: 10, repeats: 3 };
     const db = await createScratchDb(ctx.stack, "relay", [OUTBOX_MIGRATIONS_DIR], 4);
     const q = await createScratchQueue(ctx.stack, "relay");
