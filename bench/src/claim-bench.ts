@@ -16,22 +16,35 @@ export const claimSection: Section = {
   name: "claim",
   async run(ctx): Promise<SectionResult> {
     const levels = ctx.quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
+    // Timed claims per level; 10 more warm up first.
     const iterations = ctx.quick ? 100 : 300;
     const db = await createScratchDb(ctx.stack, "claim", [OUTBOX_MIGRATIONS_DIR], 2);
     // One connection, so BEGIN / claim / ROLLBACK run on the same session.
     const one = new pg.Pool({ connectionString: db.url, max: 1 });
     try {
       await insertPending(db.pool, 1_000, "bench.claim");
-      const results: { history: number; loadSeconds: number; latencyMs: ReturnType<typeof latency> }[] = [];
-      let loaded = 0;
-      for (const level of levels) {
+      const results: {
+        archived: number;
+        done: number;
+        loadSeconds: number;
+        latencyMs: ReturnType<typeof latency>;
+      }[] = [];
+      let archived = 0;
+      let done = 0;
+      // First the archive grows with a clean outbox, then done rows pile up in the outbox itself.
+      const plan: ["outbox_archive" | "outbox", number][] = [
+        ...levels.map((l): ["outbox_archive", number] => ["outbox_archive", l]),
+        ...levels.map((l): ["outbox", number] => ["outbox", l]),
+      ];
+      for (const [table, level] of plan) {
         const t = performance.now();
-        const add = level - loaded;
-        await insertHistory(db.pool, "outbox", add);
-        await insertHistory(db.pool, "outbox_archive", add);
-        await db.pool.query("VACUUM ANALYZE outbox");
-        await db.pool.query("VACUUM ANALYZE outbox_archive");
-        loaded = level;
+        const have = table === "outbox" ? done : archived;
+        await insertHistory(db.pool, table, level - have);
+        if (table === "outbox") done = level;
+        else archived = level;
+        await db.pool.query(`VACUUM ANALYZE ${table}`);
+        // The bulk load's own write-back is not the claim's cost: flush it before timing.
+        await db.pool.query("CHECKPOINT");
         const loadSeconds = (performance.now() - t) / 1000;
         const samples: number[] = [];
         for (let i = 0; i < iterations + 10; i++) {
@@ -45,33 +58,42 @@ export const claimSection: Section = {
         }
         const l = latency(samples);
         ctx.log(
-          `  history ${fmt(level)} done + ${fmt(level)} archived (loaded in ${fmt(loadSeconds, 1)} s): claim p50 ${fmt(l.p50, 2)} ms p99 ${fmt(l.p99, 2)} ms`,
+          `  ${fmt(archived)} archived + ${fmt(done)} done (loaded in ${fmt(loadSeconds, 1)} s): claim p50 ${fmt(l.p50, 2)} ms p99 ${fmt(l.p99, 2)} ms`,
         );
-        results.push({ history: level, loadSeconds, latencyMs: l });
+        results.push({ archived, done, loadSeconds, latencyMs: l });
       }
-      const plan = await one.query(
+      const explain = await one.query(
         "EXPLAIN (FORMAT TEXT) SELECT id FROM outbox WHERE status = 0 AND next_attempt_at <= now() ORDER BY next_attempt_at, id LIMIT 100 FOR UPDATE SKIP LOCKED",
       );
-      const first = results[0];
-      const last = results[results.length - 1];
       const rows: TableRow[] = results.map((r) => ({
-        measure: `claim 100 of 1,000 due rows, history ${fmt(r.history)} done + ${fmt(r.history)} archived`,
+        measure: `claim 100 of 1,000 due rows; ${fmt(r.archived)} archived + ${fmt(r.done)} done rows in outbox`,
         result: `p50 ${fmt(r.latencyMs.p50, 2)} ms`,
         spread: `p90 ${fmt(r.latencyMs.p90, 2)}, p99 ${fmt(r.latencyMs.p99, 2)}, max ${fmt(r.latencyMs.max, 2)} ms (n=${r.latencyMs.n})`,
         kind: "measured",
       }));
-      if (first && last && results.length > 1)
+      const first = results[0];
+      const archiveTop = results[levels.length - 1];
+      const last = results[results.length - 1];
+      if (first && archiveTop && last && levels.length > 1) {
         rows.push({
-          measure: `claim p50 at ${fmt(last.history)} / at ${fmt(first.history)} history rows (flat = 1.0x)`,
+          measure: `claim p50, archive ${fmt(archiveTop.archived)} / ${fmt(first.archived)} rows (flat = 1.0x)`,
+          result: `${fmt(ratio(archiveTop.latencyMs.p50, first.latencyMs.p50), 2)}x`,
+          spread: `p99 ${fmt(ratio(archiveTop.latencyMs.p99, first.latencyMs.p99), 2)}x`,
+          kind: "derived",
+          note: "the archive is another table: the claim never reads it",
+        });
+        rows.push({
+          measure: `claim p50, ${fmt(last.done)} done rows in outbox / archive-only start`,
           result: `${fmt(ratio(last.latencyMs.p50, first.latencyMs.p50), 2)}x`,
           spread: `p99 ${fmt(ratio(last.latencyMs.p99, first.latencyMs.p99), 2)}x`,
           kind: "derived",
-          note: "the claim reads the partial index outbox_pending_due_idx (status = 0)",
+          note: "the claim reads the partial index of pending rows; its lease UPDATE is not HOT (next_attempt_at is indexed), so it also writes entries into the full-table pkey and message_id indexes, which grow with done rows",
         });
+      }
       return {
         title: "Claim cost as history grows",
         rows,
-        data: { iterations, results, plan: plan.rows.map((r) => r["QUERY PLAN"]) },
+        data: { iterations, results, plan: explain.rows.map((r) => r["QUERY PLAN"]) },
       };
     } finally {
       await one.end().catch(() => {});
