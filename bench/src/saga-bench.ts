@@ -362,7 +362,7 @@ function prismaShare(ctx: SectionContext, cpuPerOrderMs: number, serviceCpuMs: n
       result: `~${fmt(serviceCpuMs - perOrder, 1)} ms`,
       spread: `services' measured ${fmt(serviceCpuMs, 1)} ms minus Prisma's estimated ${fmt(perOrder, 1)} ms`,
       kind: "estimated",
-      note: "Prisma's machine time is partly PostgreSQL's (more statements); the split is an upper bound",
+      note: "Prisma's extra time includes PostgreSQL work for its extra statements, so this remainder is a lower bound",
     },
   ];
 }
