@@ -86,7 +86,7 @@ export const ceilingsSection: Section = {
       const run = orderShape.raw(db.pool);
       await closedLoop(run, { count: 100, concurrency: PG_CONNECTIONS });
       for (let i = 0; i < repeats; i++) {
-        const r = await closedLoop(run, { count: txs, concurrency: PG_CONNECTIONS });
+        const r = await closedLoop(run, { count: txs, concurrency: PG_CONNECTIONS, maxMs: 5_000 });
         if (r.errors > 0) throw new Error(`${r.errors} transactions failed: ${r.firstError}`);
         pgRates.push(r.opsPerSec);
         ctx.log(`  postgres #${i + 1}: ${fmt(r.opsPerSec)} tx/s (p50 ${fmt(r.latencyMs.p50, 1)} ms)`);

@@ -1,15 +1,20 @@
-// A closed-loop driver: `concurrency` workers each run `op` back to back until `count` ops are done.
-// Throughput is ops / wall time; per-op latencies come along for the distribution.
+// A closed-loop driver: `concurrency` workers each run `op` back to back until `count` ops are done or
+// `maxMs` has passed (whichever comes first: a busy shared machine must not stretch the run without
+// bound). Throughput is completed ops / wall time; per-op latencies come along for the distribution.
 import { latency } from "./stats.ts";
 
-export async function closedLoop(op: () => Promise<void>, opts: { count: number; concurrency: number }) {
+export async function closedLoop(
+  op: () => Promise<void>,
+  opts: { count: number; concurrency: number; maxMs?: number },
+) {
   let started = 0;
   let errors = 0;
   let firstError: string | undefined;
   const lat: number[] = [];
   const t0 = performance.now();
+  const deadline = t0 + (opts.maxMs ?? Number.POSITIVE_INFINITY);
   const worker = async () => {
-    while (started < opts.count) {
+    while (started < opts.count && performance.now() < deadline) {
       started++;
       const s = performance.now();
       try {

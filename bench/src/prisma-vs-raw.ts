@@ -14,6 +14,7 @@ export const prismaSection: Section = {
   name: "prisma",
   async run(ctx): Promise<SectionResult> {
     const count = ctx.quick ? 150 : 600;
+    const maxMs = ctx.quick ? 2_500 : 5_000;
     const repeats = ctx.quick ? 2 : 3;
     const rows: TableRow[] = [];
     const data: Record<string, unknown> = { count, repeats, pool: POOL, concurrency: CONCURRENCY };
@@ -38,6 +39,7 @@ export const prismaSection: Section = {
             const r = await closedLoop(mode === "prisma" ? prisma.run : raw, {
               count,
               concurrency: CONCURRENCY,
+              maxMs,
             });
             if (r.errors > 0)
               throw new Error(`${shape.service} ${mode}: ${r.errors} errors, first: ${r.firstError}`);

@@ -122,7 +122,7 @@ export const relaySection: Section = {
   name: "relay",
   async run(ctx): Promise<SectionResult> {
     const repeats = ctx.quick ? 2 : 3;
-    const sizes = ctx.quick ? { orderflow: 3_000, baseline: 200 } : { orderflow: 10_000, baseline: 1_000 };
+    const sizes = ctx.quick ? { orderflow: 3_000, baseline: 200 } : { orderflow: 10_000, baseline: 500 };
     const latencyPlan = ctx.quick
       ? { rate: 20, seconds: 5, fastRate: 200, fastSeconds: 4, repeats: 2 }
       : { rate: 20, seconds: 12, fastRate: 200, fastSeconds: 10, repeats: 3 };
