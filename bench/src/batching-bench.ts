@@ -96,7 +96,10 @@ export const batchingSection: Section = {
           result: `${fmt(ratio(spread(many).median, spread(one).median), 1)}x`,
           spread: fmtSpread(spread(many.map((x, i) => ratio(x, one[i] ?? Number.NaN))), 1, "x"),
           kind: "derived",
-          note: "a batch shares one commit (one WAL flush); a failure in it would retry all its messages",
+          note:
+            lib === "Prisma"
+              ? "a batch shares one commit; a failure in it would retry all its messages; batches lock their stock rows first, in order"
+              : "",
         });
       }
       data.consumer = rates;

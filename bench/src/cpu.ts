@@ -3,6 +3,8 @@
 // (children that already exited and were reaped: short-lived PostgreSQL backends).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
+import type { SectionContext } from "./section.ts";
 
 let clockTicks: number | undefined;
 const ticks = () => {
@@ -60,4 +62,17 @@ export function cpuDelta(
   after: Record<string, number>,
 ): Record<string, number> {
   return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]));
+}
+
+/** The postmaster's PID (first line of postmaster.pid): the root of every PostgreSQL process. */
+export function postgresRoots(ctx: Pick<SectionContext, "stack">): number[] {
+  try {
+    const first = fs
+      .readFileSync(path.join(ctx.stack.layout.postgres.dataDir, "postmaster.pid"), "utf8")
+      .split("\n")[0];
+    const pid = Number(first);
+    return Number.isInteger(pid) && pid > 0 ? [pid] : [];
+  } catch {
+    return [];
+  }
 }

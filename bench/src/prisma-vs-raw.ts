@@ -2,6 +2,7 @@
 // same statements over pg BEGIN/COMMIT, same database, same pool size, same concurrency, alternating.
 import { serviceMigrationDirs } from "@orderflow/service-runtime";
 import { closedLoop } from "./closed-loop.ts";
+import { cpuSeconds, postgresRoots } from "./cpu.ts";
 import { createScratchDb } from "./scratch-db.ts";
 import { fmt, fmtSpread, type Section, type SectionResult, type TableRow } from "./section.ts";
 import { ratio, spread } from "./stats.ts";
@@ -33,14 +34,24 @@ export const prismaSection: Section = {
         await closedLoop(prisma.run, { count: 50, concurrency: CONCURRENCY });
         await closedLoop(raw, { count: 50, concurrency: CONCURRENCY });
         const runs: { prisma: number[]; raw: number[] } = { prisma: [], raw: [] };
+        // CPU per transaction, client side (this process: Prisma's engine and adapter, or pg) and server
+        // side (the PostgreSQL tree): unlike tx/s, CPU does not depend on what the neighbours are doing.
+        const cpu = { prisma: { client: 0, server: 0, tx: 0 }, raw: { client: 0, server: 0, tx: 0 } };
+        const pgRoots = postgresRoots(ctx);
         for (let i = 0; i < repeats; i++) {
           const order = i % 2 === 0 ? (["prisma", "raw"] as const) : (["raw", "prisma"] as const);
           for (const mode of order) {
+            const clientBefore = process.cpuUsage();
+            const serverBefore = cpuSeconds({ pg: pgRoots }).pg ?? 0;
             const r = await closedLoop(mode === "prisma" ? prisma.run : raw, {
               count,
               concurrency: CONCURRENCY,
               maxMs,
             });
+            const client = process.cpuUsage(clientBefore);
+            cpu[mode].client += (client.user + client.system) / 1_000;
+            cpu[mode].server += ((cpuSeconds({ pg: pgRoots }).pg ?? 0) - serverBefore) * 1_000;
+            cpu[mode].tx += r.ops;
             if (r.errors > 0)
               throw new Error(`${shape.service} ${mode}: ${r.errors} errors, first: ${r.firstError}`);
             runs[mode].push(r.opsPerSec);
@@ -64,7 +75,21 @@ export const prismaSection: Section = {
           spread: fmtSpread(spread(ratios), 2, "x"),
           kind: "derived",
         });
-        data[shape.service] = runs;
+        const per = (m: "prisma" | "raw", k: "client" | "server") => cpu[m][k] / Math.max(1, cpu[m].tx);
+        rows.push({
+          measure: `${shape.service}: CPU per transaction, Prisma / raw pg (client + PostgreSQL)`,
+          result: `${fmt(per("prisma", "client") + per("prisma", "server"), 2)} / ${fmt(per("raw", "client") + per("raw", "server"), 2)} ms`,
+          spread: `client ${fmt(per("prisma", "client"), 2)} / ${fmt(per("raw", "client"), 2)} ms; PostgreSQL ${fmt(per("prisma", "server"), 2)} / ${fmt(per("raw", "server"), 2)} ms`,
+          kind: "measured",
+          note: "all repeats pooled; client = this process, PostgreSQL = its process tree",
+        });
+        data[shape.service] = {
+          ...runs,
+          cpuMsPerTx: {
+            prisma: { client: per("prisma", "client"), server: per("prisma", "server") },
+            raw: { client: per("raw", "client"), server: per("raw", "server") },
+          },
+        };
       } finally {
         await prisma.close().catch(() => {});
         await db.drop();

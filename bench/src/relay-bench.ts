@@ -192,6 +192,7 @@ export const relaySection: Section = {
           result: `${fmt(ratio(tO.median, tB.median), 1)}x`,
           spread: fmtSpread(spread(tRatios), 1, "x"),
           kind: "derived",
+          note: "result: ratio of the medians; spread: the ratio within each back-to-back pair",
         },
         {
           measure: `commit-to-consume p50 @ ${latencyPlan.rate} rows/s, orderflow / baseline`,
