@@ -5,7 +5,7 @@ import { ComponentsFirst } from "./test-setup/sequencer.ts";
 // (started by `pnpm stack up`) and several of them kill broker nodes, so files run one at a time.
 export default defineConfig({
   test: {
-    include: ["{infra,packages,services,load-tests}/**/*.test.ts"],
+    include: ["{infra,packages,services,load-tests,bench}/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/.stack/**"],
     fileParallelism: false,
     setupFiles: ["./test-setup/services-per-suite.ts"],

@@ -1,0 +1,125 @@
+// Priority 4a: the machine's own ceilings, measured in the same run.
+//  - broker alone: persistent ~200 B messages with publisher confirms through a quorum queue (3
+//    members), a window of 500 unconfirmed publishes, as the order service's user via orderflow.events;
+//  - PostgreSQL alone: the order service's transaction (order + lines + history + key + outbox row) as
+//    raw SQL over 16 connections.
+import { amqpUrls } from "@orderflow/infra";
+import { serviceMigrationDirs } from "@orderflow/service-runtime";
+import amqp from "amqplib";
+import { closedLoop } from "./closed-loop.ts";
+import { createScratchDb } from "./scratch-db.ts";
+import { createScratchQueue, EXCHANGE } from "./scratch-queue.ts";
+import { fmt, fmtSpread, type Section, type SectionResult } from "./section.ts";
+import { spread } from "./stats.ts";
+import { orderShape, serviceMigrations } from "./tx-shapes.ts";
+
+const WINDOW = 500;
+const PG_CONNECTIONS = 16;
+
+/** Publishes `n` messages keeping at most `window` unconfirmed; returns confirmed messages per second. */
+export async function publishWindowed(
+  url: string,
+  routingKey: string,
+  n: number,
+  window: number,
+): Promise<number> {
+  const conn = await amqp.connect(url);
+  conn.on("error", () => {});
+  try {
+    const ch = await conn.createConfirmChannel();
+    const body = Buffer.from(
+      JSON.stringify({ orderId: "x".repeat(36), lines: [{ sku: "SKU-1", qty: 2 }], pad: "y".repeat(120) }),
+    );
+    let inFlight = 0;
+    let confirmed = 0;
+    let failed = 0;
+    let wake: (() => void) | undefined;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      while (inFlight >= window) await new Promise<void>((r) => (wake = r));
+      inFlight++;
+      const ok = ch.publish(EXCHANGE, routingKey, body, { persistent: true, messageId: String(i) }, (err) => {
+        inFlight--;
+        if (err) failed++;
+        else confirmed++;
+        wake?.();
+      });
+      if (!ok) await new Promise<void>((r) => ch.once("drain", r));
+    }
+    while (inFlight > 0) await new Promise<void>((r) => (wake = r));
+    const seconds = (performance.now() - t0) / 1000;
+    if (failed > 0) throw new Error(`${failed} publishes nacked`);
+    await ch.close();
+    return confirmed / seconds;
+  } finally {
+    await conn.close().catch(() => {});
+  }
+}
+
+export const ceilingsSection: Section = {
+  name: "ceilings",
+  async run(ctx): Promise<SectionResult> {
+    const repeats = 3;
+    const messages = ctx.quick ? 3_000 : 10_000;
+    const txs = ctx.quick ? 500 : 2_000;
+    const q = await createScratchQueue(ctx.stack, "ceiling");
+    const broker: number[] = [];
+    try {
+      for (let i = 0; i < repeats; i++) {
+        broker.push(
+          await publishWindowed(amqpUrls(ctx.stack, "order")[0] as string, q.routingKey, messages, WINDOW),
+        );
+        ctx.log(`  broker #${i + 1}: ${fmt(broker[i] ?? Number.NaN)} msg/s`);
+        await q.purge();
+      }
+    } finally {
+      await q.delete();
+    }
+    const db = await createScratchDb(
+      ctx.stack,
+      "ceiling",
+      serviceMigrationDirs(serviceMigrations("order")),
+      PG_CONNECTIONS,
+    );
+    const pgRates: number[] = [];
+    try {
+      const run = orderShape.raw(db.pool);
+      await closedLoop(run, { count: 100, concurrency: PG_CONNECTIONS });
+      for (let i = 0; i < repeats; i++) {
+        const r = await closedLoop(run, { count: txs, concurrency: PG_CONNECTIONS, maxMs: 5_000 });
+        if (r.errors > 0) throw new Error(`${r.errors} transactions failed: ${r.firstError}`);
+        pgRates.push(r.opsPerSec);
+        ctx.log(`  postgres #${i + 1}: ${fmt(r.opsPerSec)} tx/s (p50 ${fmt(r.latencyMs.p50, 1)} ms)`);
+      }
+    } finally {
+      await db.drop();
+    }
+    const b = spread(broker);
+    const p = spread(pgRates);
+    return {
+      title: "The machine's ceilings (each alone)",
+      rows: [
+        {
+          measure: `broker alone: persistent messages, confirms, quorum queue, window ${WINDOW} (${fmt(messages)} msgs)`,
+          result: `${fmt(b.median)} msg/s`,
+          spread: fmtSpread(b),
+          kind: "measured",
+        },
+        {
+          measure: `PostgreSQL alone: order transaction as raw SQL, ${PG_CONNECTIONS} connections (${fmt(txs)} tx)`,
+          result: `${fmt(p.median)} tx/s`,
+          spread: fmtSpread(p),
+          kind: "measured",
+        },
+      ],
+      data: {
+        brokerMsgPerSec: broker,
+        pgTxPerSec: pgRates,
+        window: WINDOW,
+        pgConnections: PG_CONNECTIONS,
+        brokerMedian: b.median,
+        pgMedian: p.median,
+      },
+    };
+  },
+};

@@ -1,0 +1,78 @@
+// CPU seconds spent by process trees (a service is tsx -> node; PostgreSQL is a postmaster and its
+// backends), read from /proc. utime + stime of every live process in the tree, plus cutime + cstime
+// (children that already exited and were reaped: short-lived PostgreSQL backends).
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import type { SectionContext } from "./section.ts";
+
+let clockTicks: number | undefined;
+const ticks = () => {
+  clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+  return clockTicks;
+};
+
+interface ProcStat {
+  ppid: number;
+  cpuTicks: number;
+}
+
+function readAll(): Map<number, ProcStat> {
+  const out = new Map<number, ProcStat>();
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const s = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      // The command name is in parentheses and may hold spaces: the fields start after the last ')'.
+      const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+      const n = (i: number) => Number(f[i] ?? 0);
+      out.set(Number(name), { ppid: n(1), cpuTicks: n(11) + n(12) + n(13) + n(14) });
+    } catch {
+      // the process exited while we listed it
+    }
+  }
+  return out;
+}
+
+/** CPU seconds of each named group of process-tree roots, now. */
+export function cpuSeconds(groups: Record<string, number[]>): Record<string, number> {
+  const all = readAll();
+  const children = new Map<number, number[]>();
+  for (const [pid, p] of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
+  const treeTicks = (root: number): number => {
+    let sum = 0;
+    const stack = [root];
+    const seen = new Set<number>();
+    while (stack.length > 0) {
+      const pid = stack.pop() as number;
+      if (seen.has(pid)) continue;
+      seen.add(pid);
+      sum += all.get(pid)?.cpuTicks ?? 0;
+      stack.push(...(children.get(pid) ?? []));
+    }
+    return sum;
+  };
+  return Object.fromEntries(
+    Object.entries(groups).map(([k, roots]) => [k, roots.reduce((s, r) => s + treeTicks(r), 0) / ticks()]),
+  );
+}
+
+export function cpuDelta(
+  before: Record<string, number>,
+  after: Record<string, number>,
+): Record<string, number> {
+  return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]));
+}
+
+/** The postmaster's PID (first line of postmaster.pid): the root of every PostgreSQL process. */
+export function postgresRoots(ctx: Pick<SectionContext, "stack">): number[] {
+  try {
+    const first = fs
+      .readFileSync(path.join(ctx.stack.layout.postgres.dataDir, "postmaster.pid"), "utf8")
+      .split("\n")[0];
+    const pid = Number(first);
+    return Number.isInteger(pid) && pid > 0 ? [pid] : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,81 @@
+// `pnpm bench [--quick] [--only=relay,claim,...]`: runs each section against the local stack
+// (`pnpm stack up` first), writes reports/bench/bench.json and bench.md, cleans up its scratch
+// databases and queues, and exits 1 if the stack is not up or a section failed.
+import os from "node:os";
+import { openStack, readInfraEnv } from "@orderflow/infra";
+import { batchingSection } from "./batching-bench.ts";
+import { ceilingsSection } from "./ceilings.ts";
+import { claimSection } from "./claim-bench.ts";
+import { readBenchEnv } from "./env.ts";
+import { describeMachine } from "./machine.ts";
+import { checkStack } from "./preflight.ts";
+import { prismaSection } from "./prisma-vs-raw.ts";
+import { relaySection } from "./relay-bench.ts";
+import { type Report, writeReport } from "./report.ts";
+import { sagaSection } from "./saga-bench.ts";
+import { dropLeftoverScratchDbs } from "./scratch-db.ts";
+import type { Section, SectionResult } from "./section.ts";
+
+const SECTIONS: Section[] = [
+  relaySection,
+  claimSection,
+  prismaSection,
+  ceilingsSection,
+  sagaSection,
+  batchingSection,
+];
+
+async function mainBench(): Promise<number> {
+  const env = readBenchEnv();
+  const started = performance.now();
+  const loadAtStart = os.loadavg()[0] ?? Number.NaN;
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const stack = openStack(readInfraEnv(), false);
+  const chosen = SECTIONS.filter((s) => env.only.length === 0 || env.only.includes(s.name));
+  const problems = await checkStack(
+    stack,
+    chosen.some((s) => s.name === "saga"),
+  );
+  if (problems.length > 0) {
+    process.stderr.write(
+      `bench: the local stack is not up (start it with \`pnpm stack up\`, same ORDERFLOW_PORT_OFFSET):\n` +
+        problems.map((p) => `  - ${p}\n`).join(""),
+    );
+    return 1;
+  }
+  const leftovers = await dropLeftoverScratchDbs(stack);
+  if (leftovers.length > 0) log(`dropped scratch databases left by an earlier run: ${leftovers.join(", ")}`);
+
+  const earlier = new Map<string, SectionResult>();
+  const failures: Record<string, string> = {};
+  for (const s of chosen) {
+    const t = performance.now();
+    log(`== ${s.name}`);
+    try {
+      earlier.set(s.name, await s.run({ stack, quick: env.quick, log, earlier }));
+      log(`   ${s.name} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    } catch (e) {
+      failures[s.name] = (e as Error).stack ?? String(e);
+      log(`   ${s.name} FAILED: ${(e as Error).message}`);
+    }
+  }
+  const report: Report = {
+    machine: describeMachine(loadAtStart),
+    command: `pnpm bench${env.quick ? " --quick" : ""}${env.only.length ? ` --only=${env.only.join(",")}` : ""}`,
+    quick: env.quick,
+    durationSeconds: (performance.now() - started) / 1000,
+    sections: Object.fromEntries(earlier),
+    failures: Object.fromEntries(Object.entries(failures).map(([k, v]) => [k, v.split("\n")[0] ?? v])),
+  };
+  const files = writeReport(env.outDir, report);
+  log(`wrote ${files.json} and ${files.md} in ${Math.round(report.durationSeconds)} s`);
+  return Object.keys(failures).length > 0 ? 1 : 0;
+}
+
+mainBench().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`bench failed: ${(e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,25 @@
+// orderflow's relay as the services run it: createRelay over its own small pool, a confirm publisher
+// knowing every node, the after-commit fast path plus the sweep, default settings.
+import { createConfirmPublisher, createRelay } from "@orderflow/outbox";
+import type pg from "pg";
+import type { BenchRelay } from "./seed-relay.ts";
+
+export function createOrderflowRelay(opts: {
+  pool: pg.Pool;
+  amqpUrls: string[];
+  exchange: string;
+}): BenchRelay {
+  const publisher = createConfirmPublisher({ urls: opts.amqpUrls, exchange: opts.exchange });
+  const relay = createRelay({ pool: opts.pool, publisher });
+  return {
+    async start() {
+      if (!(await publisher.waitUntilConnected(10_000))) throw new Error("relay publisher: no connection");
+      relay.start();
+    },
+    async stop() {
+      await relay.stop(10_000);
+      await publisher.close();
+    },
+    afterCommit: (ids) => relay.afterCommit(ids),
+  };
+}

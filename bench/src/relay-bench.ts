@@ -1,0 +1,234 @@
+// Priority 1: orderflow's relay against the seed baseline, in the same run, on the same scratch
+// database and scratch queue.
+//  - throughput: N pending rows already committed (a backlog), the relay started, time until every row
+//    is confirmed (status 1, attempt counted) -> rows/s;
+//  - latency: rows committed one per transaction at a fixed rate (open model), consumed by a plain
+//    consumer as admin; latency = delivery time - commit time of the row, same process clock.
+import { amqpUrls } from "@orderflow/infra";
+import { OUTBOX_MIGRATIONS_DIR } from "@orderflow/outbox";
+import { createOrderflowRelay } from "./orderflow-relay.ts";
+import { confirmedCount, insertPending, writeOne } from "./outbox-rows.ts";
+import { createScratchDb, type ScratchDb } from "./scratch-db.ts";
+import { createScratchQueue, EXCHANGE, type ScratchQueue } from "./scratch-queue.ts";
+import {
+  fmt,
+  fmtSpread,
+  type Section,
+  type SectionContext,
+  type SectionResult,
+  sleep,
+  type TableRow,
+  waitFor,
+} from "./section.ts";
+import { type BenchRelay, createSeedRelay } from "./seed-relay.ts";
+import { type Latency, latency, ratio, spread } from "./stats.ts";
+
+type Impl = "orderflow" | "baseline";
+
+function makeRelay(impl: Impl, ctx: SectionContext, db: ScratchDb): BenchRelay {
+  // Both publish as the order service's broker user, starting on the same node.
+  const urls = amqpUrls(ctx.stack, "order");
+  return impl === "orderflow"
+    ? createOrderflowRelay({ pool: db.pool, amqpUrls: urls, exchange: EXCHANGE })
+    : createSeedRelay({ pool: db.pool, amqpUrl: urls[0] as string, exchange: EXCHANGE });
+}
+
+async function reset(db: ScratchDb, q: ScratchQueue): Promise<void> {
+  await db.pool.query("TRUNCATE outbox");
+  await q.purge();
+}
+
+/** One throughput run: rows/s from relay start to the last confirmed row. */
+async function throughputOnce(impl: Impl, rows: number, ctx: SectionContext, db: ScratchDb, q: ScratchQueue) {
+  await reset(db, q);
+  await insertPending(db.pool, rows, q.routingKey);
+  await db.pool.query("ANALYZE outbox");
+  const relay = makeRelay(impl, ctx, db);
+  const timeoutMs = impl === "baseline" ? rows * 40 + 10_000 : rows * 5 + 30_000;
+  const t0 = performance.now();
+  await relay.start();
+  const done = await waitFor(async () => (await confirmedCount(db.pool)) >= rows, timeoutMs, 20);
+  const seconds = (performance.now() - t0) / 1000;
+  await relay.stop();
+  const confirmed = await confirmedCount(db.pool);
+  if (!done) ctx.log(`  ${impl}: only ${confirmed}/${rows} confirmed before the timeout`);
+  return { rows, confirmed, seconds, rowsPerSec: confirmed / seconds };
+}
+
+/** One latency run at `rate` rows/s for `seconds`; returns commit-to-consume latencies in ms. */
+async function latencyOnce(
+  impl: Impl,
+  rate: number,
+  seconds: number,
+  ctx: SectionContext,
+  db: ScratchDb,
+  q: ScratchQueue,
+) {
+  await reset(db, q);
+  const committedAt = new Map<string, number>();
+  const receivedAt = new Map<string, number>();
+  const stopConsumer = await q.consume((m) => {
+    const id = m.properties.messageId as string | undefined;
+    if (id && !receivedAt.has(id)) receivedAt.set(id, performance.now());
+  });
+  const relay = makeRelay(impl, ctx, db);
+  await relay.start();
+  const total = Math.round(rate * seconds);
+  const writes: Promise<void>[] = [];
+  let errors = 0;
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) {
+    // Open model: each write starts at its scheduled time whether or not earlier ones finished.
+    await sleep(t0 + (i * 1000) / rate - performance.now());
+    writes.push(
+      writeOne(db.pool, q.routingKey, (ids) => {
+        const now = performance.now();
+        for (const id of ids) committedAt.set(id, now);
+        relay.afterCommit(ids);
+      }).catch(() => {
+        errors++;
+      }),
+    );
+  }
+  await Promise.all(writes);
+  const offeredSeconds = (performance.now() - t0) / 1000;
+  // Drain: the baseline may still have a backlog to work off.
+  await waitFor(async () => receivedAt.size >= committedAt.size, 60_000, 50);
+  await relay.stop();
+  await stopConsumer();
+  const lat: number[] = [];
+  for (const [id, c] of committedAt) {
+    const r = receivedAt.get(id);
+    if (r !== undefined) lat.push(r - c);
+  }
+  return {
+    rate,
+    seconds,
+    achievedRate: committedAt.size / offeredSeconds,
+    committed: committedAt.size,
+    received: lat.length,
+    errors,
+    latency: latency(lat),
+  };
+}
+
+const summarize = (runs: { latency: Latency }[]) => ({
+  p50: spread(runs.map((r) => r.latency.p50)),
+  p99: spread(runs.map((r) => r.latency.p99)),
+  max: spread(runs.map((r) => r.latency.max)),
+});
+
+export const relaySection: Section = {
+  name: "relay",
+  async run(ctx): Promise<SectionResult> {
+    const repeats = ctx.quick ? 2 : 3;
+    const sizes = ctx.quick ? { orderflow: 3_000, baseline: 200 } : { orderflow: 10_000, baseline: 500 };
+    const latencyPlan = ctx.quick
+      ? { rate: 20, seconds: 5, fastRate: 200, fastSeconds: 4, repeats: 2 }
+      : { rate: 20, seconds: 12, fastRate: 200, fastSeconds: 10, repeats: 3 };
+    const db = await createScratchDb(ctx.stack, "relay", [OUTBOX_MIGRATIONS_DIR], 4);
+    const q = await createScratchQueue(ctx.stack, "relay");
+    try {
+      const tput: Record<Impl, Awaited<ReturnType<typeof throughputOnce>>[]> = {
+        orderflow: [],
+        baseline: [],
+      };
+      for (let i = 0; i < repeats; i++) {
+        for (const impl of ["orderflow", "baseline"] as const) {
+          const r = await throughputOnce(impl, sizes[impl], ctx, db, q);
+          ctx.log(
+            `  throughput ${impl} #${i + 1}: ${fmt(r.rowsPerSec)} rows/s (${r.confirmed} rows, ${fmt(r.seconds, 1)} s)`,
+          );
+          tput[impl].push(r);
+        }
+      }
+      const lat: Record<string, Awaited<ReturnType<typeof latencyOnce>>[]> = {
+        orderflow: [],
+        baseline: [],
+        orderflowFast: [],
+      };
+      for (let i = 0; i < latencyPlan.repeats; i++) {
+        for (const impl of ["orderflow", "baseline"] as const) {
+          const r = await latencyOnce(impl, latencyPlan.rate, latencyPlan.seconds, ctx, db, q);
+          ctx.log(
+            `  latency ${impl} @${r.rate}/s #${i + 1}: p50 ${fmt(r.latency.p50, 1)} ms p99 ${fmt(r.latency.p99, 1)} ms (${r.received}/${r.committed})`,
+          );
+          lat[impl]?.push(r);
+        }
+        const f = await latencyOnce("orderflow", latencyPlan.fastRate, latencyPlan.fastSeconds, ctx, db, q);
+        ctx.log(
+          `  latency orderflow @${f.rate}/s #${i + 1}: p50 ${fmt(f.latency.p50, 1)} ms p99 ${fmt(f.latency.p99, 1)} ms`,
+        );
+        lat.orderflowFast?.push(f);
+      }
+      const tO = spread(tput.orderflow.map((r) => r.rowsPerSec));
+      const tB = spread(tput.baseline.map((r) => r.rowsPerSec));
+      const lO = summarize(lat.orderflow ?? []);
+      const lB = summarize(lat.baseline ?? []);
+      const lF = summarize(lat.orderflowFast ?? []);
+      // Ratio of medians, and the per-repeat ratios' range (pairs ran back to back).
+      const tRatios = tput.orderflow.map((r, i) =>
+        ratio(r.rowsPerSec, tput.baseline[i]?.rowsPerSec ?? Number.NaN),
+      );
+      const p99Ratios = (lat.orderflow ?? []).map((r, i) =>
+        ratio(lat.baseline?.[i]?.latency.p99 ?? Number.NaN, r.latency.p99),
+      );
+      const rows: TableRow[] = [
+        {
+          measure: `relay throughput, orderflow (${fmt(sizes.orderflow)}-row backlog)`,
+          result: `${fmt(tO.median)} rows/s`,
+          spread: fmtSpread(tO),
+          kind: "measured",
+        },
+        {
+          measure: `relay throughput, seed baseline (${fmt(sizes.baseline)}-row backlog)`,
+          result: `${fmt(tB.median)} rows/s`,
+          spread: fmtSpread(tB),
+          kind: "measured",
+          note: "scan every 1 s (fixed delay), 100 rows, CAS + awaited confirm + mark per row",
+        },
+        {
+          measure: "relay throughput ratio (goal >= 10x)",
+          result: `${fmt(ratio(tO.median, tB.median), 1)}x`,
+          spread: fmtSpread(spread(tRatios), 1, "x"),
+          kind: "derived",
+          note: "result: ratio of the medians; spread: the ratio within each back-to-back pair",
+        },
+        {
+          measure: `commit-to-consume p50 @ ${latencyPlan.rate} rows/s, orderflow / baseline`,
+          result: `${fmt(lO.p50.median, 1)} ms / ${fmt(lB.p50.median, 0)} ms`,
+          spread: `${fmtSpread(lO.p50, 1)} / ${fmtSpread(lB.p50)}`,
+          kind: "measured",
+          note: `${latencyPlan.rate} rows/s: a rate the baseline sustains on this machine (see its throughput)`,
+        },
+        {
+          measure: `commit-to-consume p99 @ ${latencyPlan.rate} rows/s, orderflow / baseline`,
+          result: `${fmt(lO.p99.median, 1)} ms / ${fmt(lB.p99.median, 0)} ms`,
+          spread: `${fmtSpread(lO.p99, 1)} / ${fmtSpread(lB.p99)}`,
+          kind: "measured",
+        },
+        {
+          measure: "p99 ratio baseline / orderflow (goal >= 50x)",
+          result: `${fmt(ratio(lB.p99.median, lO.p99.median), 0)}x`,
+          spread: fmtSpread(spread(p99Ratios), 0, "x"),
+          kind: "derived",
+        },
+        {
+          measure: `commit-to-consume @ ${latencyPlan.fastRate} rows/s, orderflow only: p50 / p99`,
+          result: `${fmt(lF.p50.median, 1)} ms / ${fmt(lF.p99.median, 1)} ms`,
+          spread: `p99 ${fmtSpread(lF.p99, 1)}`,
+          kind: "measured",
+          note: `the baseline cannot sustain ${latencyPlan.fastRate} rows/s (its ceiling is below 100 rows/s), so its latency there only grows with the run's length`,
+        },
+      ];
+      return {
+        title: "Relay: orderflow against the seed baseline",
+        rows,
+        data: { sizes, latencyPlan, throughput: tput, latency: lat, medians: { tO, tB, lO, lB, lF } },
+      };
+    } finally {
+      await q.delete();
+      await db.drop();
+    }
+  },
+};
