@@ -125,8 +125,13 @@ export async function startServiceRuntime<Tx extends SqlTx>(
     ...(dedupCache ? { dedupCache } : {}),
     ...(opts.prefetch ? { prefetch: opts.prefetch } : {}),
     log: opts.log,
-    onOutcome: (o: Outcome) =>
-      outcomes.inc({ queue: opts.queue, outcome: o.kind, type: "type" in o ? o.type : "" }),
+    onOutcome: (o: Outcome) => {
+      outcomes.inc({ queue: opts.queue, outcome: o.kind, type: "type" in o ? o.type : "" });
+      // A handler's reply events were enqueued in the consumer's transaction, which has committed by now:
+      // wake the relay so they leave at once instead of waiting for the next sweep (the fast path for
+      // events written by consumers; pnpm bench measured 0.5-1 s per saga hop without it).
+      if (o.kind === "done" || o.kind === "rejected") relay.wake();
+    },
   });
 
   let shuttingDown: Promise<void> | undefined;
