@@ -1,0 +1,26 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { runLoad } from "../src/runner.ts";
+import { startTestServer, type TestServer } from "./test-server.ts";
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe("constant-vus", () => {
+  it("keeps exactly its VUs busy for the duration, each waiting for its previous answer", async () => {
+    server = await startTestServer();
+    const result = await runLoad(
+      "vus",
+      { target: server.url, scenario: { executor: "constant-vus", vus: 4, duration: "1500ms" } },
+      () => ({ method: "GET", path: "/" }),
+    );
+    expect(server.maxConcurrent).toBeLessThanOrEqual(4);
+    expect(server.connections).toBeLessThanOrEqual(4);
+    expect(result.summary.iterations.completed).toBeGreaterThan(100);
+    expect(result.summary.iterations.dropped).toBe(0);
+    expect(result.summary.status["2xx"]).toBe(result.summary.iterations.completed);
+    expect(result.durationMs).toBeLessThan(3000);
+  });
+});
