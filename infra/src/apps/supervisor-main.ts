@@ -21,6 +21,7 @@ const stack = openStack(env, false);
 const apps = appDefinitions(stack, env.appsExtraEnv);
 const state: SupervisorState = {
   supervisorPid: process.pid,
+  extraEnv: env.appsExtraEnv,
   apps: Object.fromEntries(
     apps.map((a): [string, AppState] => [
       a.name,
