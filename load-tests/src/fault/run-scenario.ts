@@ -64,7 +64,7 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   const parkedBefore = await parkingCounts(s);
   const dir = path.join(o.reportsDir, sc.name);
   const ledgerFile = createJsonlWriter<LedgerEntry>(path.join(dir, `${runId}.ledger.jsonl`));
-  const rate = o.rate ?? sc.rate ?? 30;
+  const rate = o.rate ?? sc.rate ?? 12;
 
   const t0 = performance.now();
   const load = startLoad(
@@ -75,8 +75,8 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
         executor: "constant-arrival-rate",
         rate,
         duration: o.durationMs,
-        preAllocatedVUs: 100,
-        maxVUs: 200,
+        preAllocatedVUs: 50,
+        maxVUs: 100,
       },
       timeout: "30s",
       gracefulStop: "20s",
@@ -136,6 +136,10 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   o.log(
     `[${sc.name}] load done: ${run.summary.iterations.completed} requests, ${run.summary.status["2xx"]} accepted; auditing`,
   );
+  // Requests without an answer are asked again with their key, so the ledger holds every order the
+  // API committed (a timed-out request is not a lost order unless the API says it never took it).
+  facts.resolvedAfterTimeout = await work.resolveUnanswered(serviceUrls(s)[0] as string);
+  o.log(`[${sc.name}] unanswered requests asked again: ${JSON.stringify(facts.resolvedAfterTimeout)}`);
   const result = await audit(s, work.ledger(), {
     settleTimeoutMs: sc.settleMs ?? (o.long ? 180_000 : 60_000),
     serviceUrls: serviceUrls(s),

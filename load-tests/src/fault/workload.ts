@@ -12,6 +12,12 @@ export interface Workload {
   request: (ctx: IterationContext) => RequestSpec;
   onSuccess: (info: SuccessInfo) => void;
   ledger: () => RunLedger;
+  /**
+   * Asks again, with the same Idempotency-Key and body, about every request that got no 2xx (a
+   * timeout, a 5xx, a reset): the server may have committed an order the client never heard about.
+   * What a careful client does; the answers go into the ledger. Returns how many were accepted.
+   */
+  resolveUnanswered: (origin: string) => Promise<{ asked: number; accepted: number; stillUnknown: number }>;
 }
 
 interface OrderBody {
@@ -40,28 +46,67 @@ export function createWorkload(prefix: string): Workload {
     Array.from({ length: SKUS }, (_, i) => [`${prefix}sku-${i}`, STOCK_PER_SKU]),
   );
   const orders: LedgerOrder[] = [];
+  const started = new Set<number>();
+  const answered = new Set<number>();
+  const accept = (iteration: number, text: string) => {
+    const body = JSON.parse(text) as { id?: string };
+    if (typeof body.id !== "string" || answered.has(iteration)) return;
+    answered.add(iteration);
+    const o = orderFor(prefix, iteration);
+    orders.push({
+      orderId: body.id,
+      idempotencyKey: `${prefix}key-${iteration}`,
+      customerId: o.customerId,
+      lines: o.lines,
+      acceptedAt: Date.now(),
+    });
+  };
+  const requestOf = (iteration: number) => ({
+    method: "POST",
+    path: "/orders",
+    headers: { "content-type": "application/json", "idempotency-key": `${prefix}key-${iteration}` },
+    body: JSON.stringify(orderFor(prefix, iteration)),
+  });
   return {
     prefix,
     initialStock,
-    request: ({ iteration }) => ({
-      method: "POST",
-      path: "/orders",
-      headers: { "content-type": "application/json", "idempotency-key": `${prefix}key-${iteration}` },
-      body: JSON.stringify(orderFor(prefix, iteration)),
-    }),
-    onSuccess: (info) => {
-      const body = JSON.parse(info.body) as { id?: string };
-      if (typeof body.id !== "string") return;
-      const o = orderFor(prefix, info.iteration);
-      orders.push({
-        orderId: body.id,
-        idempotencyKey: `${prefix}key-${info.iteration}`,
-        customerId: o.customerId,
-        lines: o.lines,
-        acceptedAt: Date.now(),
-      });
+    request: ({ iteration }) => {
+      started.add(iteration);
+      return requestOf(iteration);
     },
+    onSuccess: (info) => accept(info.iteration, info.body),
     ledger: () => ({ prefix, initialStock, orders: [...orders] }),
+    resolveUnanswered: async (origin) => {
+      const todo = [...started].filter((i) => !answered.has(i));
+      let accepted = 0;
+      let stillUnknown = 0;
+      const worker = async () => {
+        for (let i = todo.shift(); i !== undefined; i = todo.shift()) {
+          const r = requestOf(i);
+          let ok = false;
+          for (let attempt = 0; attempt < 3 && !ok; attempt++) {
+            try {
+              const res = await fetch(`${origin}${r.path}`, {
+                method: r.method,
+                headers: r.headers,
+                body: r.body,
+                signal: AbortSignal.timeout(15_000),
+              });
+              const text = await res.text();
+              if (res.ok) {
+                accept(i, text);
+                ok = true;
+              }
+            } catch {}
+          }
+          if (ok) accepted++;
+          else stillUnknown++;
+        }
+      };
+      const asked = todo.length;
+      await Promise.all(Array.from({ length: 4 }, worker));
+      return { asked, accepted, stillUnknown };
+    },
   };
 }
 
