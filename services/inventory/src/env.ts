@@ -1,5 +1,13 @@
 // The only reader of the environment in the inventory service (see .env.example for each variable).
-import { type CommonEnv, int, list, optional, type RawEnv, required } from "@orderflow/service-runtime";
+import {
+  type CommonEnv,
+  int,
+  list,
+  optional,
+  type RawEnv,
+  readLabSwitches,
+  required,
+} from "@orderflow/service-runtime";
 
 export function readEnv(env: RawEnv = process.env): CommonEnv {
   return {
@@ -11,5 +19,7 @@ export function readEnv(env: RawEnv = process.env): CommonEnv {
     logLevel: optional(env, "LOG_LEVEL") ?? "info",
     inboxRetentionMs: int(env, "INBOX_RETENTION_MS", 7 * 24 * 3_600_000),
     relayMaxBackoffMs: int(env, "OUTBOX_MAX_BACKOFF_MS", 2 * 3_600_000),
+    // The fault lab's switches (load-tests/src/fault); unset, every protection is on.
+    lab: readLabSwitches(env),
   };
 }

@@ -1,5 +1,13 @@
 // The only reader of the environment in the order service (see .env.example for each variable).
-import { type CommonEnv, int, list, optional, type RawEnv, required } from "@orderflow/service-runtime";
+import {
+  type CommonEnv,
+  int,
+  list,
+  optional,
+  type RawEnv,
+  readLabSwitches,
+  required,
+} from "@orderflow/service-runtime";
 
 export interface OrderEnv extends CommonEnv {
   /** Base URLs the reconciliation job asks for the other services' view of an order. */
@@ -20,6 +28,8 @@ export function readEnv(env: RawEnv = process.env): OrderEnv {
     logLevel: optional(env, "LOG_LEVEL") ?? "info",
     inboxRetentionMs: int(env, "INBOX_RETENTION_MS", 7 * 24 * 3_600_000),
     relayMaxBackoffMs: int(env, "OUTBOX_MAX_BACKOFF_MS", 2 * 3_600_000),
+    // The fault lab's switches (load-tests/src/fault); unset, every protection is on.
+    lab: readLabSwitches(env),
     reconcile: {
       intervalMs: int(env, "RECONCILE_INTERVAL_MS", 60_000),
       staleAfterMs: int(env, "RECONCILE_STALE_AFTER_MS", 5 * 60_000),
