@@ -2,9 +2,20 @@
 // outbox), so it must keep answering 2xx; the relays back off and publish the backlog afterwards.
 import { startWholeBroker, stopWholeBroker } from "@orderflow/infra";
 import { check, expectNoDamage } from "../expectations.ts";
-import type { Scenario } from "../scenario.ts";
+import type { FaultContext, Scenario } from "../scenario.ts";
 
 const OUTAGE_MS = 20_000;
+
+/** Stops all three nodes `afterMs` into the run for `outageMs`, then starts them (waiting for the queues). */
+export async function brokerDown(ctx: FaultContext, afterMs: number, outageMs: number): Promise<void> {
+  await ctx.sleep(afterMs);
+  ctx.mark("fault injected: broker stopped");
+  await stopWholeBroker(ctx.stack);
+  ctx.log("all nodes stopped");
+  await ctx.sleep(outageMs);
+  await startWholeBroker(ctx.stack);
+  ctx.mark("fault healed: broker started");
+}
 
 export const brokerOutage: Scenario = {
   name: "broker-outage",
@@ -12,15 +23,7 @@ export const brokerOutage: Scenario = {
   summary: "All three broker nodes stopped for 20 s under load, then started.",
   minDurationMs: 35_000,
   settleMs: 120_000,
-  fault: async (ctx) => {
-    await ctx.sleep(5_000);
-    ctx.mark("fault injected: broker stopped");
-    await stopWholeBroker(ctx.stack);
-    ctx.log("all nodes stopped");
-    await ctx.sleep(OUTAGE_MS);
-    await startWholeBroker(ctx.stack);
-    ctx.mark("fault healed: broker started");
-  },
+  fault: (ctx) => brokerDown(ctx, 5_000, OUTAGE_MS),
   expect: (o) =>
     expectNoDamage(o, [
       check(

@@ -5,6 +5,7 @@ import { consumerCrashLoop } from "./consumer-crash-loop.ts";
 import { dbRestart } from "./db-restart.ts";
 import { leaderLoss } from "./leader-loss.ts";
 import { networkBlackhole } from "./network-blackhole.ts";
+import { PITFALL_SCENARIOS } from "./pitfalls.ts";
 import { poisonMessages } from "./poison-messages.ts";
 import { redisOutage } from "./redis-outage.ts";
 import { relayCrash } from "./relay-crash.ts";
@@ -22,7 +23,7 @@ export const NORMAL_SCENARIOS: Scenario[] = [
   poisonMessages,
 ];
 
-export const SCENARIOS: Scenario[] = [...NORMAL_SCENARIOS];
+export const SCENARIOS: Scenario[] = [...NORMAL_SCENARIOS, ...PITFALL_SCENARIOS];
 
 export function findScenario(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);
