@@ -55,7 +55,8 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   const prefix = `fl-${sc.name}-${Date.now().toString(36)}-`;
   const facts: Record<string, unknown> = {};
   const env = (await sc.appsEnv?.(s, facts)) ?? {};
-  o.log(`[${sc.name}] apps env ${JSON.stringify(env)}`);
+  // Broker URLs carry credentials: the log shows them masked.
+  o.log(`[${sc.name}] apps env ${JSON.stringify(env).replace(/\/\/([^:/@]+):[^@]+@/g, "//$1:***@")}`);
   if (await restartAppsWithEnv(s, env)) o.log(`[${sc.name}] apps restarted with that env`);
 
   const work = createWorkload(prefix);
