@@ -161,6 +161,15 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     facts,
   };
   const expectation = sc.expect(outcome);
+  // A service that restarted during the run (killed, or crashed with its database) starts its counters
+  // again from zero: then after-minus-before is meaningless, and the counts since the restart (a lower
+  // bound) are what we have.
+  if (Object.values(result.absorbed).some((v) => v < 0)) {
+    result.absorbed = Object.fromEntries(
+      Object.entries(result.absorbed).map(([k, v]) => [k, v + (before[k] ?? 0)]),
+    );
+    facts.countersRestarted = true;
+  }
   const handled = result.absorbed.handled ?? 0;
   const dups = result.absorbed.duplicatesCaughtByInbox ?? 0;
   const duplicateRate = handled + dups > 0 ? Math.max(0, dups) / (handled + dups) : null;
