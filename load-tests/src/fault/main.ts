@@ -6,7 +6,9 @@ import { parseDuration } from "../duration.ts";
 import { readLoadTestsEnv } from "../env.ts";
 import { describeMachine } from "../machine.ts";
 import { faultReportsDir, runLab } from "./lab.ts";
+import { latestRuns } from "./latest.ts";
 import { SCENARIOS } from "./scenarios/index.ts";
+import { writeLabSummary } from "./summary.ts";
 
 function parseArgs(argv: string[]) {
   const names: string[] = [];
@@ -27,12 +29,18 @@ function parseArgs(argv: string[]) {
 const args = parseArgs(process.argv.slice(2));
 if (args.names.length === 0) {
   process.stdout.write(
-    `usage: pnpm fault <scenario|all> [--duration 20s] [--long] [--rate N]\nscenarios: ${SCENARIOS.map((s) => s.name).join(", ")}\n`,
+    `usage: pnpm fault <scenario...|all> [--duration 20s] [--long] [--rate N]\n       pnpm fault summary   (table of the latest run of each scenario)\nscenarios: ${SCENARIOS.map((s) => s.name).join(", ")}\n`,
   );
   process.exit(2);
 }
-const stack = openStack();
 const env = readLoadTestsEnv();
+if (args.names[0] === "summary") {
+  const dir = faultReportsDir(env.reportsDir);
+  const runs = latestRuns(dir, SCENARIOS);
+  process.stdout.write(writeLabSummary(dir, runs, runs[0]?.outcome.run.machine ?? describeMachine()));
+  process.exit(runs.every((r) => r.expectation.passed) ? 0 : 1);
+}
+const stack = openStack();
 const machine = describeMachine();
 try {
   const { runs, markdown } = await runLab(stack, args.names, {

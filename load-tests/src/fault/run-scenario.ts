@@ -186,6 +186,7 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     kind: sc.kind,
     summary: sc.summary,
     facts,
+    parkedDelta,
     run,
     series,
     audit: verdict,

@@ -38,7 +38,13 @@ function pair(p: Pitfall): [Scenario, Scenario] {
     {
       name: `${p.name}-protected`,
       kind: "normal",
-      summary: `${p.summary} With the protection on: no damage.`,
+      summary: `The pair of ${p.name}: the same load${p.fault ? " and faults" : ""}${
+        p.sharedEnv
+          ? ` (and ${Object.entries(p.sharedEnv)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(", ")})`
+          : ""
+      } with the protection on: no damage expected.`,
       appsEnv: () => ({ ...p.sharedEnv }),
       ...common,
       expect: (o) => expectNoDamage(o),
