@@ -146,6 +146,10 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     serviceUrls: serviceUrls(s),
     before,
   });
+  // Keep sampling (bounded) until the backlog and the queues are empty, so the charts show the drain
+  // and the recovery time can be read from them (the broker's queue figures lag a few seconds).
+  const drainUntil = Date.now() + 20_000;
+  while (!sampler.drained() && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 1_000));
   const series = await sampler.stop();
   const parkedDelta = delta(await parkingCounts(s), parkedBefore);
   await sc.cleanup?.(facts);

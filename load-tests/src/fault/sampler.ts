@@ -6,6 +6,8 @@ import pg from "pg";
 import type { ExtraSeries } from "../report/derive.ts";
 
 export interface Sampler {
+  /** True once every series' latest sample is back at zero (the backlog drained). */
+  drained(): boolean;
   stop(): Promise<ExtraSeries[]>;
 }
 
@@ -66,6 +68,7 @@ export function startSampler(s: Stack, sinceMs: () => number, onSample?: (line: 
   })();
 
   return {
+    drained: () => [...series.values()].every((sr) => (sr.points.at(-1)?.value ?? 0) === 0),
     async stop() {
       running = false;
       await loop;
