@@ -1,10 +1,11 @@
 // One scenario per seed pitfall, each with its protection switched off by ORDERFLOW_LAB_PITFALL (a
 // setting only the lab sets), and its pair "<name>-protected": the same load and faults with the
 // protection on. A pitfall passes when the audit finds the damage it predicts; its pair when none.
+
+import { killApplication, startApplication, stopApplication } from "@orderflow/infra";
 import { check, damage, expectDamage, expectNoDamage } from "../expectations.ts";
 import type { Expectation, FaultContext, Outcome, Scenario } from "../scenario.ts";
 import { brokerDown } from "./broker-outage.ts";
-import { killLoop } from "./consumer-crash-loop.ts";
 
 interface Pitfall {
   name: string;
@@ -53,6 +54,23 @@ function pair(p: Pitfall): [Scenario, Scenario] {
 }
 
 const n = (x: number) => String(x);
+
+/**
+ * A consumer killed while it holds work: held down until a backlog builds, started, killed while it
+ * works through it. Under manual acks the backlog comes back; under noAck it is gone.
+ */
+async function killWithBacklog(ctx: FaultContext): Promise<void> {
+  await ctx.sleep(ctx.durationMs * 0.15);
+  ctx.mark("fault injected: consumers killed while holding a backlog");
+  for (const target of ["inventory", "points"]) {
+    await stopApplication(target, ctx.stack);
+    await new Promise((r) => setTimeout(r, 6_000));
+    await startApplication(target, ctx.stack);
+    await new Promise((r) => setTimeout(r, 500));
+    await killApplication(target, ctx.stack);
+  }
+  ctx.mark("fault healed: consumers restart");
+}
 
 export const PITFALLS: Pitfall[] = [
   {
@@ -151,11 +169,11 @@ export const PITFALLS: Pitfall[] = [
   {
     name: "auto-ack",
     summary:
-      "Consumers consume with noAck; inventory and points are SIGKILLed every 3 s, losing what the broker had already pushed to them.",
+      "Consumers consume with noAck. Inventory, then points, is held down for 6 s (a backlog builds), started, and SIGKILLed 0.5 s after it is ready: the broker has pushed it the whole backlog at once.",
     predicts:
       "orders stuck PENDING or CONFIRMED without points (unfinished > 0); reconciliation (5 min) does not repair within the run.",
     env: { ORDERFLOW_LAB_PITFALL: "auto-ack" },
-    fault: (ctx) => killLoop(ctx, ["inventory", "points"], 3_000),
+    fault: killWithBacklog,
     settleMs: 30_000,
     damage: (o) => {
       const d = damage(o);
