@@ -55,7 +55,9 @@ export interface RunResult {
   format: "orderflow-load-run/1";
   name: string;
   startedAt: string;
+  /** The whole run, including waiting for the last answers; scheduleMs is the schedule alone. */
   durationMs: number;
+  scheduleMs: number;
   /** Where it ran (cores, memory, Node, load average), since the figures mean little without it. */
   machine: string;
   options: RunOptions;

@@ -242,6 +242,7 @@ export function startLoad(
         name,
         startedAt: startedAt.toISOString(),
         durationMs: Math.round(durationMs),
+        scheduleMs: Math.round(scheduleMs),
         machine: describeMachine(),
         options,
         summary,

@@ -86,6 +86,13 @@ function charts(input: ReportInput): string {
     to: w.toMs / 1000,
   }));
   const common = { markers, windows, xLabel: "seconds since start", xDomain: [0, endS] as [number, number] };
+  // Seconds after the schedule only hold late answers: series about what was sent stop there.
+  const scheduleSeconds = Math.ceil((run.scheduleMs ?? run.durationMs) / 1000);
+  const sent = (pick: (s: RunResult["timeline"][number]) => number | null) =>
+    run.timeline.map((s): [number, number | null] => [
+      s.second + 0.5,
+      s.second < scheduleSeconds ? pick(s) : null,
+    ]);
   const perSecond = (pick: (s: RunResult["timeline"][number]) => number | null) =>
     run.timeline.map((s): [number, number | null] => [s.second + 0.5, pick(s)]);
 
@@ -97,10 +104,10 @@ function charts(input: ReportInput): string {
       title: "Offered vs achieved rate",
       yLabel: "iterations / s",
       series: [
-        { name: "offered", color: "#57606a", dashed: true, points: perSecond((s) => s.offered) },
+        { name: "offered", color: "#57606a", dashed: true, points: sent((s) => s.offered) },
         { name: "achieved (completed)", color: "#1f6feb", points: perSecond((s) => s.completed) },
-        { name: "2xx", color: "#2da44e", points: perSecond((s) => s.status["2xx"]) },
-        { name: "dropped", color: "#cf222e", points: perSecond((s) => s.dropped) },
+        { name: "2xx", color: "#2da44e", points: sent((s) => s.status["2xx"]) },
+        { name: "dropped", color: "#cf222e", points: sent((s) => s.dropped) },
       ],
     }),
   );
@@ -146,9 +153,9 @@ function charts(input: ReportInput): string {
       title: "Outcomes per second (by intended start)",
       yLabel: "requests",
       series: [
-        { name: "4xx", color: "#9a6700", points: perSecond((s) => s.status["4xx"]) },
-        { name: "5xx", color: "#cf222e", points: perSecond((s) => s.status["5xx"]) },
-        { name: "errors/timeouts", color: "#8250df", points: perSecond((s) => s.status.errors) },
+        { name: "4xx", color: "#9a6700", points: sent((s) => s.status["4xx"]) },
+        { name: "5xx", color: "#cf222e", points: sent((s) => s.status["5xx"]) },
+        { name: "errors/timeouts", color: "#8250df", points: sent((s) => s.status.errors) },
       ],
     }),
   );
