@@ -4,9 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { AuditResult } from "../audit/audit.ts";
 import { availabilityDuringFaults, type ExtraSeries, faultWindows } from "../report/derive.ts";
-import { reportFigures } from "../report/render-report.ts";
 import type { RunResult } from "../result.ts";
-import type { ScenarioRun } from "./run-scenario.ts";
+import { outboxRecoveryMs, type ScenarioRun } from "./run-scenario.ts";
 import type { Expectation, Scenario } from "./scenario.ts";
 
 interface SavedRun {
@@ -46,7 +45,7 @@ export function latestRuns(reportsDir: string, scenarios: readonly Scenario[]): 
       series,
       files: { json: path.join(dir, latest), html: path.join(dir, latest.replace(/\.json$/, ".html")) },
       duplicateRate: audit.duplicateRate ?? null,
-      recoveryMs: reportFigures({ run, series, audit: { passed: audit.expectation.passed } }).recoveryMs,
+      recoveryMs: outboxRecoveryMs(series, run.events),
     });
   }
   return runs;

@@ -5,7 +5,12 @@ import { performance } from "node:perf_hooks";
 import { listQueues, restartAppsWithEnv, type Stack } from "@orderflow/infra";
 import { absorbedCounters, audit } from "../audit/audit.ts";
 import { createJsonlWriter, type LedgerEntry, recordSuccesses } from "../ledger.ts";
-import { availabilityDuringFaults, type ExtraSeries, faultWindows } from "../report/derive.ts";
+import {
+  availabilityDuringFaults,
+  backlogRecoveryMs,
+  type ExtraSeries,
+  faultWindows,
+} from "../report/derive.ts";
 import { reportFigures } from "../report/render-report.ts";
 import { writeJson, writeReport } from "../report/write-report.ts";
 import type { RunResult } from "../result.ts";
@@ -48,6 +53,17 @@ const delta = (after: Record<string, number>, before: Record<string, number>) =>
       .map(([k, v]) => [k, v - (before[k] ?? 0)] as const)
       .filter(([, v]) => v !== 0),
   );
+
+/**
+ * Fault healed -> every outbox backlog back to its level before the fault. From the outbox series only:
+ * the broker's queue figures (management API) lag by seconds and would hold the figure back.
+ */
+export function outboxRecoveryMs(series: readonly ExtraSeries[], events: RunResult["events"]): number | null {
+  return backlogRecoveryMs(
+    series.filter((x) => x.name.startsWith("outbox ")),
+    events,
+  );
+}
 
 export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Promise<ScenarioRun> {
   const o = { ...lab, durationMs: Math.max(lab.durationMs, sc.minDurationMs ?? 0) };
@@ -177,8 +193,10 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   const handled = result.absorbed.handled ?? 0;
   const dups = result.absorbed.duplicatesCaughtByInbox ?? 0;
   const duplicateRate = handled + dups > 0 ? Math.max(0, dups) / (handled + dups) : null;
+  const recoveryTimeMs = outboxRecoveryMs(series, run.events);
   const verdict = {
     passed: expectation.passed,
+    ...(recoveryTimeMs === null ? {} : { recoveryTimeMs }),
     ...(duplicateRate === null ? {} : { duplicateRate }),
     kind: sc.kind,
     expectation,
