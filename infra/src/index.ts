@@ -1,6 +1,13 @@
 // What tests, the fault lab and scripts use of the local stack.
 
-export { type AppStatus, appsStatus, holdApps, releaseApps } from "./apps/control.ts";
+export {
+  type AppStatus,
+  appsExtraEnvInUse,
+  appsStatus,
+  holdApps,
+  releaseApps,
+  restartAppsWithEnv,
+} from "./apps/control.ts";
 export { amqpUrlsFor as amqpUrls } from "./broker-urls.ts";
 export * from "./chaos.ts";
 export { readInfraEnv, repoRoot } from "./env.ts";

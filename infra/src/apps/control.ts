@@ -42,8 +42,15 @@ export async function appsStatus(s: Stack): Promise<AppStatus[]> {
   );
 }
 
-/** Starts the supervisor (if not running) and waits until every service is ready and every relay runs. */
-export async function startApps(s: Stack, timeoutMs = 180_000): Promise<AppStatus[]> {
+/**
+ * Starts the supervisor (if not running) and waits until every service is ready and every relay runs.
+ * `extraEnv` replaces ORDERFLOW_APPS_ENV for the apps of this supervisor (the fault lab's switches).
+ */
+export async function startApps(
+  s: Stack,
+  timeoutMs = 180_000,
+  extraEnv?: Record<string, string>,
+): Promise<AppStatus[]> {
   fs.mkdirSync(appsDir(s.layout), { recursive: true });
   writeHeld(s.layout, []); // `up` means everything runs, whatever a test or an operator held before
   if (!supervisorPid(s)) {
@@ -53,6 +60,7 @@ export async function startApps(s: Stack, timeoutMs = 180_000): Promise<AppStatu
       {
         logFile: path.join(appsDir(s.layout), "supervisor.log"),
         cwd: repoRoot,
+        ...(extraEnv ? { env: { ...process.env, ORDERFLOW_APPS_ENV: JSON.stringify(extraEnv) } } : {}),
       },
     );
   }
@@ -73,6 +81,26 @@ export async function stopApps(s: Stack): Promise<void> {
   await stopPid(pid, 25_000);
   // If the supervisor had to be killed, its children may be left: end exactly those it recorded.
   for (const a of Object.values(state?.apps ?? {})) if (a.pid) await stopPid(a.pid, 10_000);
+}
+
+/** The extra environment the running apps were started with ({} when none, or when nothing runs). */
+export function appsExtraEnvInUse(s: Stack): Record<string, string> {
+  return supervisorPid(s) ? (readState(s.layout)?.extraEnv ?? {}) : {};
+}
+
+/**
+ * Restarts every app with exactly `extraEnv` (nothing restarts when it is already in use), so the fault
+ * lab can switch a pitfall on for one scenario and off again for the next.
+ */
+export async function restartAppsWithEnv(s: Stack, extraEnv: Record<string, string>): Promise<boolean> {
+  const current = appsExtraEnvInUse(s);
+  const same = (a: Record<string, string>, b: Record<string, string>) =>
+    Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+  if (supervisorPid(s) && same(current, extraEnv) && (await appsStatus(s)).every((a) => a.healthy))
+    return false;
+  await stopApps(s);
+  await startApps(s, 180_000, extraEnv);
+  return true;
 }
 
 /** SIGKILLs one application process ("order", "relay:order", ...); the supervisor restarts it. */

@@ -14,6 +14,8 @@ export interface AppState {
 export interface SupervisorState {
   supervisorPid: number;
   apps: Record<string, AppState>;
+  /** The extra environment (ORDERFLOW_APPS_ENV) every app was started with, e.g. a fault-lab switch. */
+  extraEnv?: Record<string, string>;
 }
 
 export const appsDir = (layout: Layout) => path.join(layout.stackDir, "apps");

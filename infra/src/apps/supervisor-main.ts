@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { inheritedEnv, readInfraEnv, repoRoot } from "../env.ts";
+import { readPid } from "../proc.ts";
 import { openStack } from "../stack.ts";
 import { type AppDefinition, appDefinitions } from "./definitions.ts";
 import {
@@ -22,6 +23,7 @@ const stack = openStack(env, false);
 const apps = appDefinitions(stack, env.appsExtraEnv);
 const state: SupervisorState = {
   supervisorPid: process.pid,
+  extraEnv: env.appsExtraEnv,
   apps: Object.fromEntries(
     apps.map((a): [string, AppState] => [
       a.name,
@@ -109,7 +111,9 @@ async function stopAll(): Promise<void> {
   while (children.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   for (const c of children.values()) c.kill("SIGKILL");
   save();
-  fs.rmSync(supervisorPidFile(stack.layout), { force: true });
+  // Only our own: a second supervisor started meanwhile (by a race) owns the file now.
+  if (readPid(supervisorPidFile(stack.layout)) === process.pid)
+    fs.rmSync(supervisorPidFile(stack.layout), { force: true });
   process.exit(0);
 }
 

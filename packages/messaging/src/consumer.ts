@@ -7,6 +7,7 @@ import type { BrokerConnection } from "./connection.ts";
 import type { DedupCache } from "./dedup-cache.ts";
 import { createDelivery, type Handlers, type Outcome } from "./delivery.ts";
 import { PoisonMessageError } from "./errors.ts";
+import type { InboundEvent } from "./inbound.ts";
 import type { TransactionRunner } from "./inbox.ts";
 import type { Logger } from "./logger.ts";
 import { assertRetention, type RetentionConfig } from "./retention.ts";
@@ -41,6 +42,21 @@ export interface ConsumerOptions {
   onOutcome?: (o: Outcome) => void;
   /** Named fault points a test arms to break the runtime on purpose; never set in services. */
   faults?: ConsumerFaults;
+  /** FAULT LAB ONLY: protections switched off to show what they prevent (see LabConsumerPitfalls). */
+  lab?: LabConsumerPitfalls;
+}
+
+/**
+ * The fault lab's pitfalls (load-tests/src/fault), each a protection removed. Never set in production:
+ * services set them only from ORDERFLOW_LAB_PITFALL.
+ */
+export interface LabConsumerPitfalls {
+  /** Deduplicate on this key instead of the message id (e.g. the business id: payload.orderId). */
+  dedupKey?: (event: InboundEvent) => string;
+  /** No inbox claim: every delivery runs its handler. */
+  inbox?: false;
+  /** Consume with noAck: the broker forgets a message as soon as it is sent. */
+  autoAck?: true;
 }
 
 export interface ConsumerFaults {
@@ -122,15 +138,20 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
       const ch = await conn.createChannel();
       ch.on("close", () => onChannelLost(ch));
       await ch.prefetch(opts.prefetch ?? 100);
-      const ok = await ch.consume(opts.queue, (msg) => {
-        if (msg === null) {
-          // Broker-side cancel (queue deleted, leader moved away in some versions): start over.
-          log("warn", "consumer cancelled by the broker", { queue: opts.queue });
-          void ch.close().catch(() => {});
-          return;
-        }
-        void handle(ch, msg);
-      });
+      const noAck = opts.lab?.autoAck === true;
+      const ok = await ch.consume(
+        opts.queue,
+        (msg) => {
+          if (msg === null) {
+            // Broker-side cancel (queue deleted, leader moved away in some versions): start over.
+            log("warn", "consumer cancelled by the broker", { queue: opts.queue });
+            void ch.close().catch(() => {});
+            return;
+          }
+          void handle(ch, msg);
+        },
+        { noAck },
+      );
       channel = ch;
       consumerTag = ok.consumerTag;
       await opts.faults?.afterSubscribe?.(ch, ok.consumerTag);
@@ -198,6 +219,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     publisher,
     log,
     report,
+    ...(opts.lab ? { lab: opts.lab } : {}),
   });
 
   const unsubscribeConnect = conn.onConnect((_m: ChannelModel) => void subscribe());

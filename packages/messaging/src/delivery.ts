@@ -5,6 +5,7 @@ import type { EventPayload, EventType } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
 import type { Channel, ConsumeMessage } from "amqplib";
 import type { ConfirmPublisher } from "./confirm-publisher.ts";
+import type { LabConsumerPitfalls } from "./consumer.ts";
 import type { DedupCache } from "./dedup-cache.ts";
 import { type InboundEvent, type ParkReason, readInbound } from "./inbound.ts";
 import { claimInbox, type TransactionRunner } from "./inbox.ts";
@@ -52,13 +53,16 @@ export interface DeliveryDeps {
   publisher: ConfirmPublisher;
   log: Logger;
   report: (o: Outcome) => void;
+  lab?: LabConsumerPitfalls;
 }
 
 /** Returns deliver(ch, msg): settles one delivery (ack, or nack with requeue when it cannot be moved). */
 export function createDelivery(deps: DeliveryDeps): (ch: Channel, msg: ConsumeMessage) => Promise<void> {
   const { publisher, log, report, schedule, isTransient } = deps;
 
+  const lab = deps.lab ?? {};
   function ack(ch: Channel, msg: ConsumeMessage): void {
+    if (lab.autoAck) return; // the broker already forgot it when it sent it
     try {
       ch.ack(msg);
     } catch (e) {
@@ -71,6 +75,7 @@ export function createDelivery(deps: DeliveryDeps): (ch: Channel, msg: ConsumeMe
 
   function requeue(ch: Channel, msg: ConsumeMessage, error: string): void {
     report({ kind: "requeued", messageId: msg.properties.messageId, error });
+    if (lab.autoAck) return; // nothing to give back: lost
     try {
       ch.nack(msg, false, true);
     } catch {}
@@ -115,10 +120,13 @@ export function createDelivery(deps: DeliveryDeps): (ch: Channel, msg: ConsumeMe
     if (!inbound.ok) return park(ch, msg, inbound.reason, inbound.detail);
     const ev = inbound.event;
     const id = ev.envelope.messageId;
+    // The inbox key: the message id (one per message). The lab's dedup-by-business-id pitfall keys on
+    // the order instead, so an order's second message looks like a duplicate of its first.
+    const dedupKey = lab.dedupKey ? lab.dedupKey(ev) : id;
     const handler = deps.handlers[ev.type] as Handler<EventType> | undefined;
     if (!handler) return park(ch, msg, "no-handler", `${deps.consumerName} has no handler for ${ev.type}`);
 
-    if (deps.dedupCache && (await deps.dedupCache.isKnown(deps.consumerName, id))) {
+    if (deps.dedupCache && (await deps.dedupCache.isKnown(deps.consumerName, dedupKey))) {
       report({ kind: "duplicate-cache", messageId: id, type: ev.type });
       return ack(ch, msg);
     }
@@ -131,7 +139,8 @@ export function createDelivery(deps: DeliveryDeps): (ch: Channel, msg: ConsumeMe
     let handlerRan = false;
     try {
       result = await deps.transaction(async (tx) => {
-        if (!(await claimInbox(tx, deps.consumerName, id, ev.type))) return { dup: true } as const;
+        if (lab.inbox !== false && !(await claimInbox(tx, deps.consumerName, dedupKey, ev.type)))
+          return { dup: true } as const;
         handlerRan = true;
         return { dup: false, r: await handler(ev as Parameters<Handler<EventType>>[0], tx) } as const;
       });
@@ -151,7 +160,7 @@ export function createDelivery(deps: DeliveryDeps): (ch: Channel, msg: ConsumeMe
       return retry(ch, msg, ev.type, id, schedule[ev.attempt] as RetryTier, ev.attempt + 1, error, false);
     }
     // Committed: now (and only now) the message may go.
-    if (deps.dedupCache) await deps.dedupCache.remember(deps.consumerName, id);
+    if (deps.dedupCache) await deps.dedupCache.remember(deps.consumerName, dedupKey);
     if (result.dup) report({ kind: "duplicate", messageId: id, type: ev.type });
     else if (result.r && "rejected" in result.r) report({ kind: "rejected", messageId: id, type: ev.type });
     else report({ kind: "done", messageId: id, type: ev.type });

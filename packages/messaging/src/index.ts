@@ -17,6 +17,7 @@ export {
   type Handler,
   type HandlerResult,
   type Handlers,
+  type LabConsumerPitfalls,
   type Outcome,
   startConsumer,
 } from "./consumer.ts";

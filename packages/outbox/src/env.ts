@@ -67,6 +67,8 @@ export function readOutboxEnv(env: Env = process.env, needsBroker = true): Outbo
       leaseMs: num(env, "OUTBOX_LEASE_MS"),
       backoffMs: backoff,
       doneOnConfirm: list(env, "OUTBOX_DONE_ON_CONFIRM"),
+      // Set only by the fault lab (load-tests/src/fault), to show what the lease protects against.
+      labNaiveClaim: env.ORDERFLOW_LAB_PITFALL === "no-claim-cas" ? true : undefined,
     }),
     publisher: defined({
       confirmTimeoutMs: num(env, "OUTBOX_CONFIRM_TIMEOUT_MS"),

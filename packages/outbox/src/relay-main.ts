@@ -41,6 +41,8 @@ if (env.fault === "pause-after-publish") {
   };
 }
 
+if (env.relay.labNaiveClaim)
+  log("warn", "FAULT LAB PITFALL ON: no-claim-cas (claims without lease or lock); never in production", {});
 const relay = createRelay({ pool, publisher, log, metrics, config: env.relay, faults });
 const reconciler = createReconciler({ pool, publisher, log, metrics, config: env.reconcile });
 const archiver = createArchiver({ pool, log, metrics, config: env.archive });

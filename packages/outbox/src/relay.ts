@@ -9,6 +9,7 @@ import { silentLog } from "./log.ts";
 import type { OutboxMetrics } from "./metrics.ts";
 import { claimByIds } from "./sql/claim-by-ids.ts";
 import { claimDue } from "./sql/claim-due.ts";
+import { claimByIdsNaive, claimDueNaive } from "./sql/claim-naive.ts";
 import { markSent } from "./sql/mark-sent.ts";
 import { recordRefusal } from "./sql/record-refusal.ts";
 import { releaseClaims } from "./sql/release-claims.ts";
@@ -36,6 +37,8 @@ export interface RelayConfig {
   doneOnConfirm: readonly string[];
   /** Tries for marking a confirmed batch sent (200 ms doubling between tries: ~6 s for 6). */
   dbRetries: number;
+  /** FAULT LAB ONLY (pitfall no-claim-cas): claim without lease or lock. Never set otherwise. */
+  labNaiveClaim?: boolean;
 }
 
 export const DEFAULT_RELAY_CONFIG: RelayConfig = {
@@ -199,7 +202,7 @@ export function createRelay(deps: {
       const ids = fastQueue.splice(0, cfg.batchSize);
       fastInFlight++;
       void track(
-        claimByIds(pool, ids, cfg.leaseMs).then((rows) =>
+        (cfg.labNaiveClaim ? claimByIdsNaive(pool, ids) : claimByIds(pool, ids, cfg.leaseMs)).then((rows) =>
           rows.length > 0 ? publishAndRecord(rows, "fast") : undefined,
         ),
       )
@@ -215,7 +218,9 @@ export function createRelay(deps: {
 
   async function sweepOnce(): Promise<number> {
     const limit = suspect ? Math.min(cfg.probeBatchSize, cfg.batchSize) : cfg.batchSize;
-    const rows = await claimDue(pool, limit, cfg.leaseMs);
+    const rows = cfg.labNaiveClaim
+      ? await claimDueNaive(pool, limit)
+      : await claimDue(pool, limit, cfg.leaseMs);
     if (rows.length > 0) await track(publishAndRecord(rows, "sweep"));
     return rows.length;
   }

@@ -1,5 +1,6 @@
 // Parsing helpers for each service's env.ts (the only place that passes process.env in). Every error
 // names the variable, so a service that cannot start says why.
+import { readLabSwitches } from "./lab.ts";
 import type { CommonEnv } from "./run-service.ts";
 
 export type RawEnv = Record<string, string | undefined>;
@@ -48,5 +49,7 @@ export function readCommonEnv(env: RawEnv, prefix: string, defaultPort: number):
     logLevel: optional(env, "LOG_LEVEL") ?? "info",
     inboxRetentionMs: int(env, "INBOX_RETENTION_MS", 7 * 24 * 3_600_000),
     relayMaxBackoffMs: int(env, "OUTBOX_MAX_BACKOFF_MS", 2 * 3_600_000),
+    // The fault lab's switches (load-tests/src/fault); unset, every protection is on.
+    lab: readLabSwitches(env),
   };
 }

@@ -8,6 +8,7 @@ import type { Handlers } from "@orderflow/messaging";
 import { jsonLog, type Log, type LogLevel, type RunTransaction } from "@orderflow/outbox";
 import type { FastifyInstance } from "fastify";
 import { checkBroker, checkDatabase } from "./dependencies.ts";
+import type { LabSwitches } from "./lab.ts";
 import { migrateService } from "./migrations.ts";
 import { type ServiceRuntime, startServiceRuntime } from "./runtime.ts";
 import { onShutdownSignals } from "./shutdown.ts";
@@ -21,6 +22,8 @@ export interface CommonEnv {
   logLevel: string;
   inboxRetentionMs: number;
   relayMaxBackoffMs: number;
+  /** The fault lab's switches; every protection on unless the lab sets ORDERFLOW_LAB_PITFALL. */
+  lab: LabSwitches;
 }
 
 export interface ServiceDefinition<Db, Tx extends SqlTx> {
@@ -47,6 +50,11 @@ export interface ServiceDefinition<Db, Tx extends SqlTx> {
 export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db, Tx>): Promise<void> {
   const { env } = def;
   const log = jsonLog({ name: def.service, level: env.logLevel as LogLevel });
+  if (env.lab.pitfall || env.lab.rollbackRate)
+    log("warn", "FAULT LAB SWITCH ON: a protection is off on purpose; never run this in production", {
+      pitfall: env.lab.pitfall ?? null,
+      rollbackRate: env.lab.rollbackRate,
+    });
   await checkDatabase(env.databaseUrl, `${def.envPrefix}_DATABASE_URL`);
   await checkBroker(env.amqpUrls, `${def.envPrefix}_AMQP_URLS`);
   const migrated = await migrateService(env.databaseUrl, def.migrationsDir);
@@ -68,6 +76,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
     relayMaxBackoffMs: env.relayMaxBackoffMs,
     reconciliationPeriodMs: def.reconciliationPeriodMs,
     relay: { doneOnConfirm: def.doneOnConfirm ?? [] },
+    lab: env.lab,
   });
   const app = await createBaseApp({
     service: def.service,

@@ -17,6 +17,7 @@ import {
   createOutboxMetrics,
   createRelay,
   type Log,
+  type OutgoingMessage,
   type Relay,
   type RelayConfig,
   type RunTransaction,
@@ -24,6 +25,7 @@ import {
 } from "@orderflow/outbox";
 import pg from "pg";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
+import { type LabSwitches, labConsumerPitfalls, NO_LAB } from "./lab.ts";
 import { limitConcurrency } from "./limit.ts";
 
 export interface RuntimeOptions<Tx extends SqlTx> {
@@ -48,6 +50,8 @@ export interface RuntimeOptions<Tx extends SqlTx> {
   relay?: Partial<RelayConfig>;
   /** Consumer prefetch; the messaging default (100) suits quorum queues. */
   prefetch?: number;
+  /** The fault lab's switches (lab.ts); NO_LAB unless ORDERFLOW_LAB_PITFALL is set. */
+  lab?: LabSwitches;
 }
 
 export interface ServiceRuntime<Tx extends SqlTx> {
@@ -60,11 +64,18 @@ export interface ServiceRuntime<Tx extends SqlTx> {
   ): Promise<T>;
   readiness: Record<string, () => Promise<boolean>>;
   shutdown(): Promise<void>;
+  /**
+   * FAULT LAB ONLY (publish-before-commit): publishes straight to the broker, bypassing the outbox,
+   * and waits for the broker's confirm. Throws when the broker did not confirm.
+   */
+  labPublishNow(message: OutgoingMessage): Promise<void>;
 }
 
 export async function startServiceRuntime<Tx extends SqlTx>(
   opts: RuntimeOptions<Tx>,
 ): Promise<ServiceRuntime<Tx>> {
+  const lab = opts.lab ?? NO_LAB;
+  const consumerPitfalls = labConsumerPitfalls(lab);
   const metrics = new Registry();
   metrics.setDefaultLabels({ service: opts.service });
   collectDefaultMetrics({ register: metrics });
@@ -90,7 +101,11 @@ export async function startServiceRuntime<Tx extends SqlTx>(
     publisher,
     log: opts.log,
     metrics: outboxMetrics,
-    config: { pollIntervalMs: 5_000, ...opts.relay },
+    config: {
+      pollIntervalMs: 5_000,
+      ...opts.relay,
+      ...(lab.pitfall === "no-claim-cas" ? { labNaiveClaim: true } : {}),
+    },
   });
   relay.start();
 
@@ -99,9 +114,11 @@ export async function startServiceRuntime<Tx extends SqlTx>(
     name: `${opts.service}-consumer`,
     log: opts.log,
   });
-  const dedupCache: DedupCache | undefined = opts.redisUrl
-    ? createRedisDedupCache({ url: opts.redisUrl, ttlMs: opts.inboxRetentionMs, log: opts.log })
-    : undefined;
+  // The naive consumer (lab) has no Redis early skip either: no deduplication at all.
+  const dedupCache: DedupCache | undefined =
+    opts.redisUrl && lab.pitfall !== "no-consumer-dedup"
+      ? createRedisDedupCache({ url: opts.redisUrl, ttlMs: opts.inboxRetentionMs, log: opts.log })
+      : undefined;
   const outcomes = new Counter({
     name: "consumer_messages_total",
     help: "Messages handled by this service's consumer, by outcome (done, rejected, duplicate, retried, parked...)",
@@ -125,6 +142,7 @@ export async function startServiceRuntime<Tx extends SqlTx>(
     ...(dedupCache ? { dedupCache } : {}),
     ...(opts.prefetch ? { prefetch: opts.prefetch } : {}),
     log: opts.log,
+    ...(consumerPitfalls ? { lab: consumerPitfalls } : {}),
     onOutcome: (o: Outcome) => {
       outcomes.inc({ queue: opts.queue, outcome: o.kind, type: "type" in o ? o.type : "" });
       // A handler's reply events were enqueued in the consumer's transaction, which has committed by now:
@@ -146,6 +164,11 @@ export async function startServiceRuntime<Tx extends SqlTx>(
         return true;
       },
       broker: async () => connection.health().connected && publisher.isConnected(),
+    },
+    labPublishNow: async (message) => {
+      const [outcome] = await publisher.publishBatch([message]);
+      if (outcome?.status !== "confirmed")
+        throw new Error(`lab publish not confirmed: ${JSON.stringify(outcome)}`);
     },
     shutdown: () => {
       shuttingDown ??= (async () => {

@@ -15,56 +15,60 @@ export function unitsBySku(lines: { sku: string; quantity: number }[]): { sku: s
   return [...m].map(([sku, quantity]) => ({ sku, quantity })).sort((a, b) => (a.sku < b.sku ? -1 : 1));
 }
 
-const reserve: Handler<"order.created"> = async (e, raw) => {
-  const tx = prismaOf(raw);
-  const { orderId } = e.payload;
-  if (await tx.reservation.findUnique({ where: { orderId } })) return; // already decided (or cancelled first)
-  const wanted = unitsBySku(e.payload.lines);
-  const rows = await tx.$queryRawUnsafe<{ sku: string; available: number }[]>(
-    `SELECT sku, available FROM stock WHERE sku = ANY($1::text[]) ORDER BY sku FOR UPDATE`,
-    wanted.map((w) => w.sku),
-  );
-  const available = new Map(rows.map((r) => [r.sku, r.available]));
-  const short = wanted.find((w) => (available.get(w.sku) ?? -1) < w.quantity);
-  const replyId = randomUUID();
-  const reply = {
-    correlationId: e.envelope.correlationId,
-    causationId: e.envelope.messageId,
-    messageId: replyId,
-  };
-  if (short) {
-    const reason = available.has(short.sku)
-      ? `insufficient stock for ${short.sku}: ${available.get(short.sku)} available, ${short.quantity} wanted`
-      : `unknown SKU ${short.sku}`;
-    await tx.reservation.create({ data: { orderId, status: "REJECTED", reason, replyMessageId: replyId } });
+/** naive: the fault lab's "naive consumer" (no state guard): a redelivered order.created reserves again. */
+const reserveWith =
+  (naive: boolean): Handler<"order.created"> =>
+  async (e, raw) => {
+    const tx = prismaOf(raw);
+    const { orderId } = e.payload;
+    if (!naive && (await tx.reservation.findUnique({ where: { orderId } }))) return; // already decided (or cancelled first)
+    const wanted = unitsBySku(e.payload.lines);
+    const rows = await tx.$queryRawUnsafe<{ sku: string; available: number }[]>(
+      `SELECT sku, available FROM stock WHERE sku = ANY($1::text[]) ORDER BY sku FOR UPDATE`,
+      wanted.map((w) => w.sku),
+    );
+    const available = new Map(rows.map((r) => [r.sku, r.available]));
+    const short = wanted.find((w) => (available.get(w.sku) ?? -1) < w.quantity);
+    const replyId = randomUUID();
+    const reply = {
+      correlationId: e.envelope.correlationId,
+      causationId: e.envelope.messageId,
+      messageId: replyId,
+    };
+    if (short) {
+      const reason = available.has(short.sku)
+        ? `insufficient stock for ${short.sku}: ${available.get(short.sku)} available, ${short.quantity} wanted`
+        : `unknown SKU ${short.sku}`;
+      await tx.reservation.create({ data: { orderId, status: "REJECTED", reason, replyMessageId: replyId } });
+      await enqueue(tx, {
+        eventType: "inventory.rejected",
+        aggregateType: "reservation",
+        aggregateId: orderId,
+        payload: { orderId, reason, sku: short.sku },
+        ...reply,
+      });
+      return { rejected: reason };
+    }
+    for (const w of wanted) {
+      await tx.$executeRawUnsafe(
+        `UPDATE stock SET available = available - $2, reserved = reserved + $2, updated_at = now() WHERE sku = $1`,
+        w.sku,
+        w.quantity,
+      );
+    }
+    const reserved = { status: "RESERVED" as const, lines: wanted, replyMessageId: replyId };
+    if (naive)
+      await tx.reservation.upsert({ where: { orderId }, create: { orderId, ...reserved }, update: reserved });
+    else await tx.reservation.create({ data: { orderId, ...reserved } });
     await enqueue(tx, {
-      eventType: "inventory.rejected",
+      eventType: "inventory.reserved",
       aggregateType: "reservation",
       aggregateId: orderId,
-      payload: { orderId, reason, sku: short.sku },
+      payload: { orderId, lines: wanted },
       ...reply,
     });
-    return { rejected: reason };
-  }
-  for (const w of wanted) {
-    await tx.$executeRawUnsafe(
-      `UPDATE stock SET available = available - $2, reserved = reserved + $2, updated_at = now() WHERE sku = $1`,
-      w.sku,
-      w.quantity,
-    );
-  }
-  await tx.reservation.create({
-    data: { orderId, status: "RESERVED", lines: wanted, replyMessageId: replyId },
-  });
-  await enqueue(tx, {
-    eventType: "inventory.reserved",
-    aggregateType: "reservation",
-    aggregateId: orderId,
-    payload: { orderId, lines: wanted },
-    ...reply,
-  });
-  return undefined;
-};
+    return undefined;
+  };
 
 const release: Handler<"order.cancelled"> = async (e, raw) => {
   const tx = prismaOf(raw);
@@ -104,6 +108,6 @@ const release: Handler<"order.cancelled"> = async (e, raw) => {
   });
 };
 
-export function inventoryHandlers(): Handlers {
-  return { "order.created": reserve, "order.cancelled": release };
+export function inventoryHandlers(o: { naive?: boolean } = {}): Handlers {
+  return { "order.created": reserveWith(o.naive === true), "order.cancelled": release };
 }

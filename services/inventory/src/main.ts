@@ -8,22 +8,26 @@ import { PUBLISHES, QUEUE } from "./events.ts";
 import { inventoryHandlers } from "./handlers.ts";
 import { registerInventoryRoutes } from "./routes.ts";
 
-main<Db, Tx>(() => ({
-  service: "inventory",
-  envPrefix: "INVENTORY",
-  env: readEnv(),
-  migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../prisma/migrations"),
-  queue: QUEUE,
-  // Replies end the saga step: nothing answers them, so they are done once the broker confirms.
-  doneOnConfirm: PUBLISHES,
-  handlers: inventoryHandlers(),
-  createDb: (url) => createDb(url),
-  transaction: (db) => (fn) => db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 }),
-  disconnect: (db) => db.$disconnect(),
-  // Inventory re-sends events only when the order service's reconciliation asks it to.
-  reconciliationPeriodMs: 10 * 60_000,
-  routes: (app, deps) => {
-    registerInventoryRoutes(app, deps);
-    return undefined;
-  },
-}));
+main<Db, Tx>(() => {
+  const env = readEnv();
+  return {
+    service: "inventory",
+    envPrefix: "INVENTORY",
+    env,
+    migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../prisma/migrations"),
+    queue: QUEUE,
+    // Replies end the saga step: nothing answers them, so they are done once the broker confirms.
+    doneOnConfirm: PUBLISHES,
+    // The fault lab's naive consumer drops the handlers' state guards too (ORDERFLOW_LAB_PITFALL).
+    handlers: inventoryHandlers({ naive: env.lab.pitfall === "no-consumer-dedup" }),
+    createDb: (url) => createDb(url),
+    transaction: (db) => (fn) => db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 }),
+    disconnect: (db) => db.$disconnect(),
+    // Inventory re-sends events only when the order service's reconciliation asks it to.
+    reconciliationPeriodMs: 10 * 60_000,
+    routes: (app, deps) => {
+      registerInventoryRoutes(app, deps);
+      return undefined;
+    },
+  };
+});

@@ -24,7 +24,14 @@ main<Db, Tx>(() => {
     reconciliationPeriodMs: env.reconcile.intervalMs + env.reconcile.staleAfterMs,
     routes: (app, { db, runtime, log }) => {
       const reconciliation = startReconciliation({ db, runtime, env, log, metrics: runtime.metrics });
-      registerOrderRoutes(app, { db, runtime, reconciliation });
+      const lab =
+        env.lab.pitfall === "publish-before-commit" || env.lab.rollbackRate > 0
+          ? {
+              rollbackRate: env.lab.rollbackRate,
+              ...(env.lab.pitfall === "publish-before-commit" ? { publishNow: runtime.labPublishNow } : {}),
+            }
+          : undefined;
+      registerOrderRoutes(app, { db, runtime, reconciliation, ...(lab ? { lab } : {}) });
       return reconciliation;
     },
   };

@@ -16,36 +16,40 @@ async function lockGrant(tx: Tx, orderId: string) {
   return rows[0];
 }
 
-const grant: Handler<"order.confirmed"> = async (e, raw) => {
-  const tx = prismaOf(raw);
-  const { orderId, customerId, total } = e.payload;
-  const existing = await lockGrant(tx, orderId);
-  const replyId = randomUUID();
-  // A tombstone (the cancellation came first) grants nothing, but still answers: 0 points.
-  const points = existing ? 0 : pointsFor(total);
-  if (!existing) {
-    await tx.$executeRawUnsafe(
-      `INSERT INTO accounts (customer_id, balance) VALUES ($1, $2)
+/** naive: the fault lab's "naive consumer" (no state guard): a redelivered order.confirmed grants again. */
+const grantWith =
+  (naive: boolean): Handler<"order.confirmed"> =>
+  async (e, raw) => {
+    const tx = prismaOf(raw);
+    const { orderId, customerId, total } = e.payload;
+    const existing = naive ? undefined : await lockGrant(tx, orderId);
+    const replyId = randomUUID();
+    // A tombstone (the cancellation came first) grants nothing, but still answers: 0 points.
+    const points = existing ? 0 : pointsFor(total);
+    if (!existing) {
+      await tx.$executeRawUnsafe(
+        `INSERT INTO accounts (customer_id, balance) VALUES ($1, $2)
        ON CONFLICT (customer_id) DO UPDATE SET balance = accounts.balance + EXCLUDED.balance, updated_at = now()`,
-      customerId,
-      points,
-    );
-    await tx.grant.create({
-      data: { orderId, customerId, points, status: "GRANTED", replyMessageId: replyId },
+        customerId,
+        points,
+      );
+      const granted = { customerId, points, status: "GRANTED" as const, replyMessageId: replyId };
+      if (naive)
+        await tx.grant.upsert({ where: { orderId }, create: { orderId, ...granted }, update: granted });
+      else await tx.grant.create({ data: { orderId, ...granted } });
+    } else {
+      await tx.grant.update({ where: { orderId }, data: { replyMessageId: replyId } });
+    }
+    await enqueue(tx, {
+      eventType: "points.granted",
+      aggregateType: "grant",
+      aggregateId: orderId,
+      messageId: replyId,
+      payload: { orderId, customerId, points },
+      correlationId: e.envelope.correlationId,
+      causationId: e.envelope.messageId,
     });
-  } else {
-    await tx.grant.update({ where: { orderId }, data: { replyMessageId: replyId } });
-  }
-  await enqueue(tx, {
-    eventType: "points.granted",
-    aggregateType: "grant",
-    aggregateId: orderId,
-    messageId: replyId,
-    payload: { orderId, customerId, points },
-    correlationId: e.envelope.correlationId,
-    causationId: e.envelope.messageId,
-  });
-};
+  };
 
 const reverse: Handler<"order.cancelled"> = async (e, raw) => {
   const tx = prismaOf(raw);
@@ -77,6 +81,6 @@ const reverse: Handler<"order.cancelled"> = async (e, raw) => {
   });
 };
 
-export function pointsHandlers(): Handlers {
-  return { "order.confirmed": grant, "order.cancelled": reverse };
+export function pointsHandlers(o: { naive?: boolean } = {}): Handlers {
+  return { "order.confirmed": grantWith(o.naive === true), "order.cancelled": reverse };
 }

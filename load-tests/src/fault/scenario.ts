@@ -1,0 +1,57 @@
+// What a scenario is: a name, the apps' environment it needs (a pitfall switch, a proxy), a fault
+// script that runs while the load does, and what its audit must show to pass.
+import type { Stack } from "@orderflow/infra";
+import type { AuditResult } from "../audit/audit.ts";
+import type { RunResult } from "../result.ts";
+
+export interface FaultContext {
+  stack: Stack;
+  /** The load's length in ms; a fault script times itself against it and must end before it. */
+  durationMs: number;
+  long: boolean;
+  /** Records an event on the run's timeline: "fault injected: ...", "fault healed: ...". */
+  mark: (name: string, detail?: unknown) => void;
+  /** Resolves after ms, or earlier when the load ended (so a script never outlives the run). */
+  sleep: (ms: number) => Promise<void>;
+  log: (line: string) => void;
+  /** A scenario may report its own figures (injected poison messages, proxy ports...). */
+  facts: Record<string, unknown>;
+}
+
+export interface Outcome {
+  run: RunResult;
+  audit: AuditResult;
+  /** Messages parked in this run, per parking queue (after minus before). */
+  parkedDelta: Record<string, number>;
+  /** 2xx share of requests meant to start inside fault windows (null without a fault). */
+  availabilityDuringFaults: number | null;
+  facts: Record<string, unknown>;
+}
+
+export interface Expectation {
+  passed: boolean;
+  /** Each check with what it found, e.g. "lost = 0 (expected 0)". */
+  checks: { name: string; ok: boolean; detail: string }[];
+}
+
+export interface Scenario {
+  name: string;
+  kind: "normal" | "pitfall";
+  summary: string;
+  /** ORDERFLOW_APPS_ENV for the apps during this scenario ({} = the normal configuration). */
+  appsEnv?: (
+    s: Stack,
+    facts: Record<string, unknown>,
+  ) => Promise<Record<string, string>> | Record<string, string>;
+  /** Runs beside the load; returns when its last fault is healed. */
+  fault?: (ctx: FaultContext) => Promise<void>;
+  /** Cleans up what appsEnv or fault set up (a proxy), after the audit. */
+  cleanup?: (facts: Record<string, unknown>) => Promise<void>;
+  /** The fault needs at least this much load around it (the broker outage lasts 20 s). */
+  minDurationMs?: number;
+  /** Orders per second offered; the default suits two shared cores. */
+  rate?: number;
+  /** How long the audit waits for the system to settle. */
+  settleMs?: number;
+  expect: (o: Outcome) => Expectation;
+}

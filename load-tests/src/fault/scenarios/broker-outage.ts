@@ -1,0 +1,36 @@
+// The whole broker (all three nodes) down for 20 s. The order API writes only to its database (the
+// outbox), so it must keep answering 2xx; the relays back off and publish the backlog afterwards.
+import { startWholeBroker, stopWholeBroker } from "@orderflow/infra";
+import { check, expectNoDamage } from "../expectations.ts";
+import type { FaultContext, Scenario } from "../scenario.ts";
+
+const OUTAGE_MS = 20_000;
+
+/** Stops all three nodes `afterMs` into the run for `outageMs`, then starts them (waiting for the queues). */
+export async function brokerDown(ctx: FaultContext, afterMs: number, outageMs: number): Promise<void> {
+  await ctx.sleep(afterMs);
+  ctx.mark("fault injected: broker stopped");
+  await stopWholeBroker(ctx.stack);
+  ctx.mark("all broker nodes stopped");
+  // The outage is not cut short when the load ends: the audit must see the whole of it.
+  await new Promise((r) => setTimeout(r, outageMs));
+  await startWholeBroker(ctx.stack);
+  ctx.mark("fault healed: broker started");
+}
+
+export const brokerOutage: Scenario = {
+  name: "broker-outage",
+  kind: "normal",
+  summary: "All three broker nodes stopped for 20 s under load, then started.",
+  minDurationMs: 45_000,
+  settleMs: 120_000,
+  fault: (ctx) => brokerDown(ctx, 5_000, OUTAGE_MS),
+  expect: (o) =>
+    expectNoDamage(o, [
+      check(
+        "order API 2xx during the outage >= 99%",
+        (o.availabilityDuringFaults ?? 0) >= 0.99,
+        `availability ${o.availabilityDuringFaults === null ? "n/a" : (o.availabilityDuringFaults * 100).toFixed(2)}%`,
+      ),
+    ]),
+};

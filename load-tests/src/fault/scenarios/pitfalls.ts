@@ -1,0 +1,185 @@
+// One scenario per seed pitfall, each with its protection switched off by ORDERFLOW_LAB_PITFALL (a
+// setting only the lab sets), and its pair "<name>-protected": the same load and faults with the
+// protection on. A pitfall passes when the audit finds the damage it predicts; its pair when none.
+
+import { killApplication, startApplication, stopApplication } from "@orderflow/infra";
+import { check, damage, expectDamage, expectNoDamage } from "../expectations.ts";
+import type { Expectation, FaultContext, Outcome, Scenario } from "../scenario.ts";
+import { brokerDown } from "./broker-outage.ts";
+
+interface Pitfall {
+  name: string;
+  summary: string;
+  /** What breaks, and which protection prevents it (for the docs and the report). */
+  predicts: string;
+  env: Record<string, string>;
+  /** Kept when the protection is on (the rollback injection is part of the experiment, not the pitfall). */
+  sharedEnv?: Record<string, string>;
+  fault?: (ctx: FaultContext) => Promise<void>;
+  minDurationMs?: number;
+  settleMs?: number;
+  damage: (o: Outcome) => Expectation["checks"];
+}
+
+function pair(p: Pitfall): [Scenario, Scenario] {
+  const common = {
+    ...(p.fault ? { fault: p.fault } : {}),
+    ...(p.minDurationMs ? { minDurationMs: p.minDurationMs } : {}),
+    ...(p.settleMs ? { settleMs: p.settleMs } : {}),
+  };
+  return [
+    {
+      name: p.name,
+      kind: "pitfall",
+      summary: `${p.summary} Predicted: ${p.predicts}`,
+      appsEnv: () => ({ ...p.sharedEnv, ...p.env }),
+      ...common,
+      expect: (o) => expectDamage(p.damage(o)),
+    },
+    {
+      name: `${p.name}-protected`,
+      kind: "normal",
+      summary: `The pair of ${p.name}: the same load${p.fault ? " and faults" : ""}${
+        p.sharedEnv
+          ? ` (and ${Object.entries(p.sharedEnv)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(", ")})`
+          : ""
+      } with the protection on: no damage expected.`,
+      appsEnv: () => ({ ...p.sharedEnv }),
+      ...common,
+      expect: (o) => expectNoDamage(o),
+    },
+  ];
+}
+
+const n = (x: number) => String(x);
+
+/**
+ * A consumer killed while it holds work: held down until a backlog builds, started, killed while it
+ * works through it. Under manual acks the backlog comes back; under noAck it is gone.
+ */
+async function killWithBacklog(ctx: FaultContext): Promise<void> {
+  await ctx.sleep(ctx.durationMs * 0.15);
+  ctx.mark("fault injected: consumers killed while holding a backlog");
+  for (const target of ["inventory", "points"]) {
+    await stopApplication(target, ctx.stack);
+    await new Promise((r) => setTimeout(r, 6_000));
+    await startApplication(target, ctx.stack);
+    await new Promise((r) => setTimeout(r, 500));
+    await killApplication(target, ctx.stack);
+  }
+  ctx.mark("fault healed: consumers restart");
+}
+
+export const PITFALLS: Pitfall[] = [
+  {
+    name: "publish-before-commit",
+    summary:
+      "The order service publishes order.created straight to the broker inside its transaction (no outbox); 10% of order transactions roll back after the publish.",
+    predicts:
+      "stock reserved for orders the API never accepted (reserved > confirmed units): stock not conserved.",
+    env: { ORDERFLOW_LAB_PITFALL: "publish-before-commit" },
+    sharedEnv: { ORDERFLOW_LAB_ROLLBACK_RATE: "0.1" },
+    settleMs: 30_000,
+    // The audit reads reservations by the ledger's order ids, so a reservation for an order that never
+    // committed shows as stock: reserved units beyond what the confirmed orders account for.
+    damage: (o) => {
+      const ghost = o.audit.violations.stock.filter(
+        (s) => s.problem.startsWith("reserved") && s.actual > s.expected,
+      );
+      const units = ghost.reduce((a, s) => a + s.actual - s.expected, 0);
+      return [
+        check(
+          "stock reserved for orders the API never accepted (reserved > confirmed units)",
+          units > 0,
+          `${units} ghost unit(s) over ${ghost.length} SKU(s)`,
+        ),
+        check("no accepted order lost", damage(o).lost === 0, `lost ${damage(o).lost}`),
+      ];
+    },
+  },
+  {
+    name: "dedup-by-business-id",
+    summary:
+      "Consumers key their inbox on payload.orderId instead of the message id: an order's second message (points.granted after inventory.reserved) looks like a duplicate.",
+    predicts: "orders that never finish (CONFIRMED without points): unfinished > 0.",
+    env: { ORDERFLOW_LAB_PITFALL: "dedup-by-business-id" },
+    settleMs: 30_000,
+    damage: (o) => {
+      const d = damage(o);
+      return [
+        check("unfinished orders > 0", d.unfinished > 0, `unfinished ${d.unfinished}`),
+        check(
+          "duplicates 'caught' > 0",
+          (o.audit.absorbed.duplicatesCaughtByInbox ?? 0) > 0,
+          `caught ${o.audit.absorbed.duplicatesCaughtByInbox ?? 0}`,
+        ),
+      ];
+    },
+  },
+  {
+    name: "no-claim-cas",
+    summary:
+      "Relays claim outbox rows with a plain SELECT (no SKIP LOCKED, no lease): the fast path, the in-process sweep and the relay process publish the same rows.",
+    predicts:
+      "duplicate publishes (duplicates caught by the inboxes >> 0) and no effect damage, because the inboxes hold.",
+    env: { ORDERFLOW_LAB_PITFALL: "no-claim-cas" },
+    damage: (o) => {
+      const d = damage(o);
+      const caught = o.audit.absorbed.duplicatesCaughtByInbox ?? 0;
+      return [
+        check("duplicate deliveries caught by the inboxes > 0", caught > 0, `caught ${n(caught)}`),
+        check(
+          "no effect applied twice (the inbox holds)",
+          d.duplicated === 0 && d.stock === 0 && d.points === 0,
+          `duplicated ${d.duplicated}, stock problems ${d.stock}, points problems ${d.points}`,
+        ),
+        check(
+          "nothing lost",
+          d.lost === 0 && d.unfinished === 0,
+          `lost ${d.lost}, unfinished ${d.unfinished}`,
+        ),
+      ];
+    },
+  },
+  {
+    name: "no-consumer-dedup",
+    summary:
+      "A naive consumer: no inbox, no Redis skip, no state guard in the handlers. Duplicate source: the broker stopped for 10 s (unconfirmed publishes are re-sent, unacked deliveries redelivered).",
+    predicts: "stock reserved twice or points granted twice for some orders.",
+    env: { ORDERFLOW_LAB_PITFALL: "no-consumer-dedup" },
+    fault: (ctx) => brokerDown(ctx, 5_000, 10_000),
+    minDurationMs: 25_000,
+    settleMs: 90_000,
+    damage: (o) => {
+      const over = o.audit.violations.stock.filter(
+        (s) => s.problem.startsWith("reserved") && s.actual > s.expected,
+      );
+      const extraPoints = o.audit.violations.points.filter((p) => p.actual > p.expected);
+      return [
+        check(
+          "stock reserved twice or points granted twice",
+          over.length + extraPoints.length > 0,
+          `${over.length} SKU(s) over-reserved, ${extraPoints.length} customer(s) over-granted`,
+        ),
+      ];
+    },
+  },
+  {
+    name: "auto-ack",
+    summary:
+      "Consumers consume with noAck. Inventory, then points, is held down for 6 s (a backlog builds), started, and SIGKILLed 0.5 s after it is ready: the broker has pushed it the whole backlog at once.",
+    predicts:
+      "orders stuck PENDING or CONFIRMED without points (unfinished > 0); reconciliation (5 min) does not repair within the run.",
+    env: { ORDERFLOW_LAB_PITFALL: "auto-ack" },
+    fault: killWithBacklog,
+    settleMs: 30_000,
+    damage: (o) => {
+      const d = damage(o);
+      return [check("unfinished orders > 0", d.unfinished > 0, `unfinished ${d.unfinished}`)];
+    },
+  },
+];
+
+export const PITFALL_SCENARIOS: Scenario[] = PITFALLS.flatMap(pair);

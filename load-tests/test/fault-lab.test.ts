@@ -1,0 +1,31 @@
+// The fault lab's short version, through the same code as `pnpm fault all`: every normal scenario
+// loses nothing and applies nothing twice, every pitfall shows the damage it predicts, and the order
+// API answers 2xx through the whole broker outage. Needs the local stack (`pnpm stack up`); slow
+// (each scenario is 15 s of load plus the audit's settle and, for pitfalls, an apps restart).
+import os from "node:os";
+import path from "node:path";
+import { openStack, restartAppsWithEnv } from "@orderflow/infra";
+import { afterAll, describe, expect, test } from "vitest";
+import { runScenario } from "../src/fault/run-scenario.ts";
+import { SCENARIOS } from "../src/fault/scenarios/index.ts";
+
+const stack = openStack(undefined, false);
+const reportsDir = path.join(os.tmpdir(), `fault-lab-test-${process.pid}`);
+
+describe("fault lab, short runs", () => {
+  // Whatever failed, leave the apps as `stack up` made them: no lab switch, no proxy.
+  afterAll(() => restartAppsWithEnv(stack, {}).then(() => undefined), 300_000);
+
+  for (const sc of SCENARIOS) {
+    const promise =
+      sc.kind === "pitfall"
+        ? "the audit finds the damage it predicts"
+        : "nothing lost, nothing applied twice";
+    test(`${sc.name}: ${promise}`, async () => {
+      const r = await runScenario(stack, sc, { durationMs: 15_000, long: false, reportsDir, log: () => {} });
+      expect(r.expectation.checks.filter((c) => !c.ok)).toEqual([]);
+      if (sc.name === "broker-outage")
+        expect(r.outcome.availabilityDuringFaults).toBeGreaterThanOrEqual(0.99);
+    }, 900_000);
+  }
+});
