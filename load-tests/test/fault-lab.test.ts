@@ -2,6 +2,7 @@
 // loses nothing and applies nothing twice, every pitfall shows the damage it predicts, and the order
 // API answers 2xx through the whole broker outage. Needs the local stack (`pnpm stack up`); slow
 // (each scenario is 15 s of load plus the audit's settle and, for pitfalls, an apps restart).
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openStack, restartAppsWithEnv } from "@orderflow/infra";
@@ -14,7 +15,10 @@ const reportsDir = path.join(os.tmpdir(), `fault-lab-test-${process.pid}`);
 
 describe("fault lab, short runs", () => {
   // Whatever failed, leave the apps as `stack up` made them: no lab switch, no proxy.
-  afterAll(() => restartAppsWithEnv(stack, {}).then(() => undefined), 300_000);
+  afterAll(async () => {
+    await restartAppsWithEnv(stack, {});
+    fs.rmSync(reportsDir, { recursive: true, force: true });
+  }, 300_000);
 
   // CI keeps the whole run under 30 minutes: every normal scenario and every pitfall with its protection
   // off run here; the "-protected" pairs (the same faults with the protection on, which the normal
