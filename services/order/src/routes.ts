@@ -87,17 +87,24 @@ export function registerOrderRoutes(app: FastifyInstance, deps: RouteDeps): void
     "/admin/reconcile",
     {
       schema: {
-        summary: "Run reconciliation now (olderThanMs overrides the staleness threshold)",
+        summary:
+          "Run reconciliation now (olderThanMs overrides the staleness threshold; orderId: one order only)",
         querystring: {
           type: "object",
           additionalProperties: false,
-          properties: { olderThanMs: { type: "string", pattern: "^[0-9]{1,10}$" } },
+          properties: {
+            olderThanMs: { type: "string", pattern: "^[0-9]{1,10}$" },
+            orderId: { type: "string", format: "uuid" },
+          },
         },
       },
     },
     async (req) => {
-      const q = req.query as { olderThanMs?: string };
-      return reconciliation.runOnce(q.olderThanMs === undefined ? undefined : Number(q.olderThanMs));
+      const q = req.query as { olderThanMs?: string; orderId?: string };
+      return reconciliation.runOnce(
+        q.olderThanMs === undefined ? undefined : Number(q.olderThanMs),
+        q.orderId,
+      );
     },
   );
   app.get(

@@ -44,9 +44,10 @@ test("an order whose order.created was purged from the broker is repaired by rep
   await startApplication("inventory", saga.stack);
   expect((await api(saga.url.order, "GET", `/orders/${id}`)).body.status).toBe("PENDING");
 
-  const report = await api(saga.url.order, "POST", "/admin/reconcile?olderThanMs=0");
+  // Narrowed to this order: other runs (the fault lab's pitfalls) may have left many stuck orders.
+  const report = await api(saga.url.order, "POST", `/admin/reconcile?olderThanMs=0&orderId=${id}`);
   expect(report.status).toBe(200);
-  expect(report.body.repairs).toContainEqual({ orderId: id, kind: "republish:order.created" });
+  expect(report.body.repairs).toEqual([{ orderId: id, kind: "republish:order.created" }]);
 
   const o = await eventually("the repaired order confirmed with points", async () => {
     const b = (await api(saga.url.order, "GET", `/orders/${id}`)).body;

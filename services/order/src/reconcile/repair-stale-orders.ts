@@ -34,7 +34,10 @@ interface StaleOrder {
   cancelAcks: string[];
 }
 
-export async function repairStaleOrders(deps: RepairDeps, opts: { staleAfterMs: number; batchSize: number }) {
+export async function repairStaleOrders(
+  deps: RepairDeps,
+  opts: { staleAfterMs: number; batchSize: number; orderId?: string | undefined },
+) {
   const { db, peers, log } = deps;
   const before = new Date(Date.now() - opts.staleAfterMs);
   const stale = await db.$queryRawUnsafe<StaleOrder[]>(
@@ -42,6 +45,7 @@ export async function repairStaleOrders(deps: RepairDeps, opts: { staleAfterMs: 
             cancelled_message_id AS "cancelledMessageId", cancel_acks AS "cancelAcks"
        FROM orders
       WHERE updated_at < $1
+        AND ($3::uuid IS NULL OR id = $3::uuid)
         AND (status = 'PENDING'
              OR (status = 'CONFIRMED' AND points_granted IS NULL)
              OR (status = 'CANCELLED' AND cardinality(cancel_acks) > 0))
@@ -49,6 +53,7 @@ export async function repairStaleOrders(deps: RepairDeps, opts: { staleAfterMs: 
       LIMIT $2`,
     before,
     opts.batchSize,
+    opts.orderId ?? null,
   );
   const repairs: { orderId: string; kind: RepairKind }[] = [];
   const repaired = (orderId: string, kind: RepairKind, fields: Record<string, unknown> = {}) => {

@@ -9,8 +9,8 @@ import { httpPeers, type Peers } from "./peers.ts";
 import { repairStaleOrders } from "./repair-stale-orders.ts";
 
 export interface Reconciliation {
-  /** One pass; `staleAfterMs` overrides the configured threshold (operators, tests). */
-  runOnce(staleAfterMs?: number): ReturnType<typeof repairStaleOrders>;
+  /** One pass; `staleAfterMs` overrides the configured threshold, `orderId` narrows it to one order. */
+  runOnce(staleAfterMs?: number, orderId?: string): ReturnType<typeof repairStaleOrders>;
   invariants(): Promise<InvariantReport>;
   stop(): void;
 }
@@ -36,7 +36,7 @@ export function startReconciliation(deps: {
     help: "Violations found by the last stock-and-points invariant check (settled systems only)",
     registers: [deps.metrics],
   });
-  const runOnce = (staleAfterMs?: number) =>
+  const runOnce = (staleAfterMs?: number, orderId?: string) =>
     repairStaleOrders(
       {
         db: deps.db,
@@ -45,7 +45,7 @@ export function startReconciliation(deps: {
         wake: () => deps.runtime.relay.wake(),
         onRepair: (kind) => repairs.inc({ kind }),
       },
-      { ...deps.env.reconcile, ...(staleAfterMs !== undefined ? { staleAfterMs } : {}) },
+      { ...deps.env.reconcile, ...(staleAfterMs !== undefined ? { staleAfterMs } : {}), orderId },
     );
   const invariants = async () => {
     const report = await checkInvariants(deps.db, peers);
