@@ -48,5 +48,6 @@ export function readHeld(layout: Layout): string[] {
 }
 
 export function writeHeld(layout: Layout, names: string[]): void {
+  fs.mkdirSync(appsDir(layout), { recursive: true }); // `down` after an `up` interrupted before the apps
   fs.writeFileSync(heldFile(layout), JSON.stringify([...new Set(names)]));
 }
