@@ -6,7 +6,7 @@
 //                                                 the acknowledgement the order service waits for)
 //
 // The rule: 1 point per whole currency unit of the order total (total in cents / 100, rounded down).
+// It lives in @orderflow/contracts (pointsFor): the order service's invariant check and the audit apply it too.
 export const QUEUE = "points.order-events";
 export const CONSUMES = ["order.confirmed", "order.cancelled"] as const;
 export const PUBLISHES = ["points.granted", "points.reversed"] as const;
-// (the rule itself lives in @orderflow/contracts: the order service and the audit apply it too)
