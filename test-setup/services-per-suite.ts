@@ -2,7 +2,14 @@
 // those queues, are held stopped while they run; system tests (services/, load-tests/) need them running.
 // The sequencer (test-setup/sequencer.ts) runs every component test first, so the services stop once and
 // start once. Holding is recorded in the stack folder, so it works across vitest's worker processes.
-import { appsStatus, holdApps, openStack, releaseApps } from "@orderflow/infra";
+import {
+  appsStatus,
+  healInfrastructure,
+  holdApps,
+  infrastructureDown,
+  openStack,
+  releaseApps,
+} from "@orderflow/infra";
 import { beforeAll } from "vitest";
 import { isSystemTest } from "./test-kind.ts";
 
@@ -14,6 +21,13 @@ beforeAll(async ({}, suite) => {
   } catch {
     return; // no stack at all: the test itself will say so
   }
+  // A file that failed half-way through a chaos test may have left a node or Redis down: start it
+  // again here, so one failure stays in its own file instead of failing every file after it.
+  // Everything down means someone ran `stack down`: that is not ours to undo.
+  const parts = 2 + stack.layout.rabbitmq.nodes.length;
+  if (infrastructureDown(stack).length === parts) return;
+  const repaired = await healInfrastructure(stack);
+  if (repaired.length > 0) console.warn(`[test setup] found down and started again: ${repaired.join(", ")}`);
   if ((await appsStatus(stack)).length === 0) return; // started with --no-apps
   const file = (suite as { file?: { filepath?: string } }).file?.filepath;
   if (!file)

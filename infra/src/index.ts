@@ -24,4 +24,13 @@ export {
   SERVICE_NAMES,
   type ServiceName,
 } from "./services.ts";
-export { down, openStack, type Stack, type StackStatus, stackStatus, up } from "./stack.ts";
+export {
+  down,
+  healInfrastructure,
+  infrastructureDown,
+  openStack,
+  type Stack,
+  type StackStatus,
+  stackStatus,
+  up,
+} from "./stack.ts";

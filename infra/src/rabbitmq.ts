@@ -171,19 +171,65 @@ async function waitNodeRunning(d: RabbitDeps, n: BrokerNodeLayout, timeoutMs: nu
   );
 }
 
-/** Starts the given nodes (default: all that are not running) and waits until they run and the cluster has 3. */
-export async function startNodes(d: RabbitDeps, names?: string[]): Promise<void> {
+async function launchAndWait(d: RabbitDeps, targets: BrokerNodeLayout[], timeoutMs: number): Promise<void> {
+  for (const n of targets) launchNode(d, n);
+  await Promise.all(targets.map((n) => waitNodeRunning(d, n, timeoutMs)));
+  await waitFor(
+    "all 3 broker nodes in the cluster",
+    async () => (await runningNodeNames(d)).length === d.layout.rabbitmq.nodes.length,
+    { timeoutMs: 90_000, intervalMs: 1_000 },
+  );
+}
+
+/** Nodes without a live process, or alive but not running in the cluster (hung booting or stopping). */
+async function nodesOutsideCluster(d: RabbitDeps): Promise<BrokerNodeLayout[]> {
+  let running: string[] = [];
+  try {
+    running = await runningNodeNames(d);
+  } catch {
+    // no management API answers: every node is suspect
+  }
+  return d.layout.rabbitmq.nodes.filter((n) => !nodePid(n) || !running.includes(n.name));
+}
+
+/**
+ * Starts the given nodes (default: all that are not running) and waits until they run and the cluster
+ * has 3. If that fails, every node outside the cluster is killed and all of them are launched again
+ * together: a node booted alone after a full stop waits for its peers' tables and gives up, and on a
+ * busy machine one node can miss its peers' window (seen once in CI: the whole broker restarted with
+ * one node never serving). Booting together is how the cluster forms cleanly.
+ */
+export async function startNodes(
+  d: RabbitDeps,
+  names?: string[],
+  log: (m: string) => void = () => {},
+): Promise<void> {
   const r = d.layout.rabbitmq;
   writeNodeFiles(d);
   await startEpmd(d.layout);
-  const targets = (names ? names.map((x) => findNode(d.layout, x)) : r.nodes).filter((n) => !nodePid(n));
-  for (const n of targets) launchNode(d, n);
-  await Promise.all(targets.map((n) => waitNodeRunning(d, n, 120_000)));
-  await waitFor(
-    "all 3 broker nodes in the cluster",
-    async () => (await runningNodeNames(d)).length === r.nodes.length,
-    { timeoutMs: 90_000, intervalMs: 1_000 },
-  );
+  const wanted = names ? names.map((x) => findNode(d.layout, x)) : r.nodes;
+  try {
+    await launchAndWait(
+      d,
+      wanted.filter((n) => !nodePid(n)),
+      120_000,
+    );
+  } catch (first) {
+    const stuck = await nodesOutsideCluster(d);
+    if (stuck.length === 0) return;
+    log(`broker: ${(first as Error).message}; restarting ${stuck.map((n) => n.name).join(", ")} together`);
+    for (const n of stuck) {
+      signal(nodePid(n), "SIGKILL");
+      await waitForExit(readPid(n.pidFile), 10_000);
+    }
+    try {
+      await launchAndWait(d, stuck, 180_000);
+    } catch (second) {
+      throw new Error(
+        `${(second as Error).message} (a first start failed too: ${(first as Error).message}; see ${r.dir})`,
+      );
+    }
+  }
 }
 
 export async function stopNode(d: RabbitDeps, name: string): Promise<void> {

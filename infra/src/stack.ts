@@ -17,6 +17,7 @@ import {
 } from "./postgres.ts";
 import {
   brokerHealth,
+  ensureQueueMembers,
   epmdPid,
   importTopology,
   nodePid,
@@ -80,7 +81,7 @@ export async function up(
   fs.mkdirSync(s.layout.stackDir, { recursive: true });
   log(`stack folder ${s.layout.stackDir}`);
   // The broker is the slowest to boot: start it first and bring up the rest meanwhile.
-  const broker = startNodes(s.rabbit).then(() => importTopology(s.rabbit));
+  const broker = startNodes(s.rabbit, undefined, log).then(() => importTopology(s.rabbit));
   const postgres = startPostgres(s.pg).then(() => provisionDatabases(s.pg));
   const redis = startRedis(s.layout);
   const results = await Promise.allSettled([postgres, redis, broker]);
@@ -98,6 +99,30 @@ export async function up(
   if (!status.healthy)
     throw new Error(`stack up finished but is not healthy: ${JSON.stringify(status.problems)}`);
   return { seconds: (Date.now() - t0) / 1000, status };
+}
+
+/** The parts of the infrastructure (PostgreSQL, Redis, each broker node) without a live process. */
+export function infrastructureDown(s: Stack): string[] {
+  return [
+    ...(postgresPid(s.layout) ? [] : ["postgres"]),
+    ...(redisPid(s.layout) ? [] : ["redis"]),
+    ...s.layout.rabbitmq.nodes.filter((n) => !nodePid(n)).map((n) => n.name),
+  ];
+}
+
+/**
+ * Starts whatever part of the infrastructure is down (a fault script that failed half-way, an operator's
+ * chaos command left undone) and waits until it is healthy again; cheap when all is well. Returns the
+ * parts it found down, so a test or the fault lab can say that it repaired something.
+ */
+export async function healInfrastructure(s: Stack, log: (m: string) => void = () => {}): Promise<string[]> {
+  const down = infrastructureDown(s);
+  await Promise.all([
+    startPostgres(s.pg),
+    startRedis(s.layout),
+    startNodes(s.rabbit, undefined, log).then(() => ensureQueueMembers(s.rabbit)),
+  ]);
+  return down;
 }
 
 export async function down(): Promise<void> {

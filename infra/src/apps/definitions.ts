@@ -1,6 +1,7 @@
 // The application processes the stack runs beside the infrastructure: the three services and one outbox
 // relay per service, with the environment each gets (the same variables docker-compose.yml sets).
 import path from "node:path";
+import { doneOnConfirm, publishedBy } from "@orderflow/contracts";
 import { amqpUrlsFor } from "../broker-urls.ts";
 import { repoRoot } from "../env.ts";
 import { serviceUrl } from "../postgres.ts";
@@ -18,13 +19,6 @@ export interface AppDefinition {
   /** For services: their HTTP base URL (readiness at /health/ready). */
   url?: string;
 }
-
-/** Events no reply answers: their outbox rows are done once confirmed (see packages/outbox relay). */
-const TERMINAL_EVENTS: Record<ServiceName, string[]> = {
-  order: [],
-  inventory: ["inventory.reserved", "inventory.rejected", "inventory.released"],
-  points: ["points.granted", "points.reversed"],
-};
 
 // Node itself with tsx as a loader, not the tsx wrapper: the wrapper runs the program in a child process,
 // so a SIGKILL (chaos `kill`) would hit the wrapper and leave the real process running.
@@ -67,7 +61,8 @@ export function appDefinitions(s: Stack, extraEnv: Record<string, string> = {}):
         env: {
           OUTBOX_DATABASE_URL: db,
           OUTBOX_AMQP_URLS: amqp,
-          OUTBOX_DONE_ON_CONFIRM: TERMINAL_EVENTS[svc].join(","),
+          // Events no reply answers are done once confirmed (the same list the service itself uses).
+          OUTBOX_DONE_ON_CONFIRM: doneOnConfirm(publishedBy(svc)).join(","),
           // The order service's reconciliation re-sends what is missing, with knowledge of the saga.
           OUTBOX_RECONCILE: "off",
           OUTBOX_LOG_LEVEL: "info",

@@ -2,7 +2,7 @@
 // fault script beside it, the per-second samples, then the bounded audit, the files and the verdict.
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { listQueues, restartAppsWithEnv, type Stack } from "@orderflow/infra";
+import { healInfrastructure, listQueues, restartAppsWithEnv, type Stack } from "@orderflow/infra";
 import { absorbedCounters, audit } from "../audit/audit.ts";
 import { createJsonlWriter, type LedgerEntry, recordSuccesses } from "../ledger.ts";
 import {
@@ -15,6 +15,7 @@ import { reportFigures } from "../report/render-report.ts";
 import { writeJson, writeReport } from "../report/write-report.ts";
 import type { RunResult } from "../result.ts";
 import { startLoad } from "../runner.ts";
+import { check } from "./expectations.ts";
 import { startSampler } from "./sampler.ts";
 import type { Expectation, Outcome, Scenario } from "./scenario.ts";
 import { createWorkload, seedStock } from "./workload.ts";
@@ -65,11 +66,24 @@ export function outboxRecoveryMs(series: readonly ExtraSeries[], events: RunResu
   );
 }
 
+/** A run whose fault script failed did not test what it claims: it fails, saying why. */
+function withFaultScript(e: Expectation, facts: Record<string, unknown>): Expectation {
+  if (facts.faultError === undefined) return e;
+  const checks = [...e.checks, check("the fault script ran to its end", false, String(facts.faultError))];
+  return { passed: false, checks };
+}
+
 export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Promise<ScenarioRun> {
   const o = { ...lab, durationMs: Math.max(lab.durationMs, sc.minDurationMs ?? 0) };
   const runId = new Date().toISOString().replace(/[:.]/g, "-");
   const prefix = `fl-${sc.name}-${Date.now().toString(36)}-`;
   const facts: Record<string, unknown> = {};
+  // Each scenario starts from a whole stack, whatever an earlier one (or an operator) left broken.
+  const repaired = await healInfrastructure(s, (m) => o.log(`[${sc.name}] ${m}`));
+  if (repaired.length > 0) {
+    facts.repairedBeforeRun = repaired;
+    o.log(`[${sc.name}] found down and started before the run: ${repaired.join(", ")}`);
+  }
   const env = (await sc.appsEnv?.(s, facts)) ?? {};
   // Broker URLs carry credentials: the log shows them masked.
   o.log(`[${sc.name}] apps env ${JSON.stringify(env).replace(/\/\/([^:/@]+):[^@]+@/g, "//$1:***@")}`);
@@ -150,6 +164,9 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     await fault; // a script always heals what it broke before the audit starts
     await ledgerFile.close();
   }
+  // A script that failed may have left its fault in place: heal it, so the audit still reads every
+  // database and queue (the scenario fails anyway, below).
+  if (facts.faultError !== undefined) facts.repairedAfterFault = await healInfrastructure(s, o.log);
   o.log(
     `[${sc.name}] load done: ${run.summary.iterations.completed} requests, ${run.summary.status["2xx"]} accepted; auditing`,
   );
@@ -180,7 +197,7 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     ),
     facts,
   };
-  const expectation = sc.expect(outcome);
+  const expectation = withFaultScript(sc.expect(outcome), facts);
   // A service that restarted during the run (killed, or crashed with its database) starts its counters
   // again from zero: then after-minus-before is meaningless, and the counts since the restart (a lower
   // bound) are what we have.

@@ -8,5 +8,6 @@ export {
   type EventType,
   isEventType,
 } from "./registry.ts";
+export { doneOnConfirm, publishedBy, REPLIES } from "./replies.ts";
 export { pointsFor } from "./rules.ts";
 export { assertPayload, type InvalidReason, type Validated, validateEvent } from "./validate.ts";

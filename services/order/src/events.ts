@@ -6,6 +6,8 @@
 //   order.cancelled  -> inventory, points             points.granted     -> records the points
 //                                                     inventory.released -> cancellation acknowledged
 //                                                     points.reversed    -> cancellation acknowledged
+import { REPLIES } from "@orderflow/contracts";
+
 export const QUEUE = "order.saga-replies";
 export const PUBLISHES = ["order.created", "order.confirmed", "order.cancelled"] as const;
 export const CONSUMES = [
@@ -16,4 +18,4 @@ export const CONSUMES = [
   "points.reversed",
 ] as const;
 /** The replies an order.cancelled waits for before its outbox row is done. */
-export const CANCEL_ACKS = ["inventory.released", "points.reversed"] as const;
+export const CANCEL_ACKS = REPLIES["order.cancelled"];

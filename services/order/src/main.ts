@@ -17,6 +17,8 @@ main<Db, Tx>(() => {
     env,
     migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../prisma/migrations"),
     queue: QUEUE,
+    // Every event the order service publishes is answered by a reply (contracts' REPLIES), which marks
+    // its row done: none is done on confirm alone (doneOnConfirm stays empty).
     handlers: orderHandlers(),
     createDb: (url) => createDb(url),
     transaction: (db) => (fn) => db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 }),

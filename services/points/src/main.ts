@@ -1,6 +1,7 @@
 // The points service process (see @orderflow/service-runtime's runService for the start/stop order).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { doneOnConfirm } from "@orderflow/contracts";
 import { main } from "@orderflow/service-runtime";
 import { createDb, type Db, type Tx } from "./db.ts";
 import { readEnv } from "./env.ts";
@@ -16,8 +17,8 @@ main<Db, Tx>(() => {
     env,
     migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../prisma/migrations"),
     queue: QUEUE,
-    // Replies end the saga step: nothing answers them, so they are done once the broker confirms.
-    doneOnConfirm: PUBLISHES,
+    // No reply answers what this service publishes: each row is done once the broker confirms it.
+    doneOnConfirm: doneOnConfirm(PUBLISHES),
     // The fault lab's naive consumer drops the handlers' state guards too (ORDERFLOW_LAB_PITFALL).
     handlers: pointsHandlers({ naive: env.lab.pitfall === "no-consumer-dedup" }),
     createDb: (url) => createDb(url),
