@@ -17,7 +17,7 @@ describe("which outbox rows a reply closes", () => {
   });
 
   it("every reply is an event of another service, and every event is either answered or a reply", () => {
-    const replies = new Set(Object.values(REPLIES).flat());
+    const replies = new Set<string>(Object.values(REPLIES).flat());
     for (const [event, answers] of Object.entries(REPLIES))
       for (const r of answers) expect(r.split(".")[0]).not.toBe(event.split(".")[0]);
     for (const t of EVENT_TYPES) expect(Object.hasOwn(REPLIES, t) || replies.has(t)).toBe(true);

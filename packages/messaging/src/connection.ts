@@ -45,6 +45,11 @@ export interface BrokerConnection {
   onDisconnect(fn: (err: Error | undefined) => void): () => void;
   createChannel(): Promise<Channel>;
   createConfirmChannel(): Promise<ConfirmChannel>;
+  /**
+   * Drops the connection in use and fails over to the next node after the usual delay: for an owner
+   * whose channel stays silent or broken on this node (quorum lost, a channel opened mid-election).
+   */
+  reconnect(reason: string): void;
   health(): ConnectionHealth;
   /** Closes every channel opened through this object, then the connection (otherwise the last acks are lost). */
   close(): Promise<void>;
@@ -76,6 +81,7 @@ export function createBrokerConnection(opts: ConnectionOptions): BrokerConnectio
     outages: [],
   };
   let model: ChannelModel | undefined;
+  let modelUrl = "";
   let closing = false;
   let nextUrl = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -106,7 +112,8 @@ export function createBrokerConnection(opts: ConnectionOptions): BrokerConnectio
     if (closing) return;
     log("warn", "broker connection lost", { node: redact(url), error: e?.message });
     for (const fn of disconnectListeners) safely(() => fn(e));
-    schedule(delay, 0);
+    // Jittered: the six processes of a stack lose the same node at once and should not return in step.
+    schedule(Math.round(delay * (0.8 + 0.4 * Math.random())), 0);
   }
 
   function schedule(ms: number, failures: number): void {
@@ -128,6 +135,7 @@ export function createBrokerConnection(opts: ConnectionOptions): BrokerConnectio
         return;
       }
       model = m;
+      modelUrl = rawUrl;
       const url = redact(rawUrl);
       health.connected = true;
       health.connects += 1;
@@ -211,6 +219,13 @@ export function createBrokerConnection(opts: ConnectionOptions): BrokerConnectio
     async createConfirmChannel() {
       if (!model) throw new MessagingError("NOT_CONNECTED", "not connected to the broker");
       return track(await model.createConfirmChannel());
+    },
+    reconnect(reason) {
+      const m = model;
+      if (!m || closing) return;
+      // Lost from here on, whether or not the node answers the close: a silent node may never.
+      onClose(m, modelUrl, new Error(`recycled: ${reason}`));
+      void m.close().catch(() => {});
     },
     health: () => ({ ...health, outages: [...health.outages] }),
     async close() {

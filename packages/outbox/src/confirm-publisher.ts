@@ -1,6 +1,6 @@
-// The publishing half of an AMQP client, just what the relay needs: one confirm channel on one of the
-// cluster's nodes, failover to the next node, a window of many publishes in flight, and a verdict per
-// message. Self-contained on purpose so packages/messaging's connection layer can replace it later.
+// The publishing half of the relay: one confirm channel over packages/messaging's failover connection
+// (every node's URL, reconnect delay outside the leader-election window, backoff), a window of many
+// publishes in flight, and a verdict per message.
 //
 // Verdicts:
 //  - confirmed: the broker acked and did not return it (for a quorum queue: replicated to a majority).
@@ -9,7 +9,11 @@
 //  - unavailable: no answer (no connection, connection lost, or silence until the confirm timeout, as
 //    when quorum is lost) or a run of nacks. Never the message's fault: the relay keeps it pending behind
 //    its health gate.
-import amqp, { type ChannelModel, type ConfirmChannel } from "amqplib";
+//
+// Why not messaging's per-message createConfirmPublisher: the relay needs a verdict per message of a
+// batch with "unavailable" apart from "refused", so that an outage never counts as an attempt.
+import { type BrokerConnection, createBrokerConnection } from "@orderflow/messaging";
+import type { ConfirmChannel } from "amqplib";
 import { silentLog } from "./log.ts";
 import type { Log } from "./types.ts";
 
@@ -31,8 +35,12 @@ export type PublishOutcome =
   | { status: "unavailable"; reason: string };
 
 export interface ConfirmPublisherOptions {
-  /** One URL per cluster node; the publisher rotates through them on failure. */
-  urls: string[];
+  /** One URL per cluster node: the publisher opens (and closes) a connection of its own... */
+  urls?: string[];
+  /** ...or publishes over a connection its caller owns (and closes). */
+  connection?: BrokerConnection;
+  /** The connection's name in the broker's list (own connection only). */
+  name?: string;
   exchange: string;
   log?: Log;
   /** Silence longer than this after the last publish of a batch counts as an outage. */
@@ -62,39 +70,32 @@ export interface ConfirmPublisher {
 
 const NACKED = "nacked by the broker";
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
-const jittered = (ms: number) => Math.round(ms * (0.8 + 0.4 * Math.random()));
-/** The node part of a URL, for logs: never the credentials. */
-const nodeOf = (url: string) => {
-  try {
-    const u = new URL(url);
-    return `${u.hostname}:${u.port}`;
-  } catch {
-    return "?";
-  }
-};
-
-/** A short heartbeat notices a dead node in seconds; a URL that sets its own keeps it. */
-function withHeartbeat(url: string, seconds: number): string {
-  if (/[?&]heartbeat=/.test(url)) return url;
-  return `${url}${url.includes("?") ? "&" : "?"}heartbeat=${seconds}`;
-}
 
 export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPublisher {
-  if (opts.urls.length === 0) throw new Error("confirm publisher needs at least one AMQP URL");
   const log = opts.log ?? silentLog;
+  if (!opts.connection && (opts.urls ?? []).length === 0)
+    throw new Error("confirm publisher needs a connection or at least one AMQP URL");
+  const conn =
+    opts.connection ??
+    createBrokerConnection({
+      urls: opts.urls ?? [],
+      name: opts.name ?? "outbox-relay",
+      reconnectDelayMs: opts.reconnectDelayMs ?? 1_500,
+      maxReconnectDelayMs: opts.maxReconnectDelayMs ?? 15_000,
+      // A short heartbeat notices a dead node in seconds.
+      heartbeatSeconds: opts.heartbeatSeconds ?? 5,
+      connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
+      log,
+    });
+  const ownsConnection = !opts.connection;
   const confirmTimeoutMs = opts.confirmTimeoutMs ?? 10_000;
   const maxInFlight = opts.maxInFlight ?? 2_000;
-  const reconnectDelayMs = opts.reconnectDelayMs ?? 1_500;
-  const maxReconnectDelayMs = opts.maxReconnectDelayMs ?? 15_000;
   const recycleAfterNacks = opts.recycleAfterNacks ?? 5;
   const maxMessageBytes = opts.maxMessageBytes ?? 16 * 1024 * 1024;
 
   let closed = false;
-  let conn: ChannelModel | undefined;
   let channel: ConfirmChannel | undefined;
-  let connecting: Promise<void> | undefined;
-  let urlIndex = 0;
-  let firstConnect = true;
+  let opening = false;
   let consecutiveNacks = 0;
   let inFlight = 0;
   let slotWaiters: (() => void)[] = [];
@@ -112,64 +113,38 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
     }
   };
 
-  function ensureConnecting(): void {
-    if (closed || channel || connecting) return;
-    connecting = connectLoop().finally(() => {
-      connecting = undefined;
-    });
-  }
-
-  async function connectLoop(): Promise<void> {
-    let delay = reconnectDelayMs;
-    let failures = 0;
-    if (!firstConnect) await sleep(jittered(reconnectDelayMs));
-    firstConnect = false;
-    while (!closed) {
-      const url = opts.urls[urlIndex % opts.urls.length] as string;
-      urlIndex++;
-      let c: ChannelModel | undefined;
-      try {
-        c = await amqp.connect(withHeartbeat(url, opts.heartbeatSeconds ?? 5), {
-          timeout: opts.connectTimeoutMs ?? 5_000,
-        });
-        if (closed) {
-          await c.close().catch(() => {});
-          return;
-        }
-        const ch = await c.createConfirmChannel();
-        attach(c, ch, url);
-        log("info", "amqp.connected", { node: nodeOf(url) });
+  async function openChannel(): Promise<void> {
+    if (closed || channel || opening) return;
+    opening = true;
+    try {
+      const ch = await conn.createConfirmChannel();
+      if (closed) {
+        await ch.close().catch(() => {});
         return;
-      } catch (e) {
-        // A connection whose channel could not be opened (e.g. during an election) is not kept.
-        void c?.close().catch(() => {});
-        failures++;
-        log("warn", "amqp.connect_failed", { node: nodeOf(url), error: (e as Error).message });
-        // Each full round over the nodes that fails doubles the wait, up to the cap.
-        if (failures % opts.urls.length === 0) delay = Math.min(maxReconnectDelayMs, delay * 2);
-        await sleep(jittered(delay));
       }
+      attach(ch);
+      log("info", "amqp.connected", { node: conn.health().node });
+    } catch (e) {
+      // A connection whose confirm channel cannot be opened (e.g. during an election) is not kept.
+      log("warn", "amqp.channel_failed", { error: (e as Error).message });
+      conn.reconnect(`confirm channel: ${(e as Error).message}`);
+    } finally {
+      opening = false;
     }
   }
 
-  function attach(c: ChannelModel, ch: ConfirmChannel, url: string): void {
-    conn = c;
+  function attach(ch: ConfirmChannel): void {
     channel = ch;
     returned = new Map();
     consecutiveNacks = 0;
-    c.on("error", (err: Error) =>
-      log("warn", "amqp.connection_error", { node: nodeOf(url), error: err.message }),
-    );
-    // A graceful node stop reports CONNECTION_FORCED only as the close event's argument.
-    c.on("close", (err?: Error) => {
-      if (conn === c) lose(`connection closed${err ? `: ${err.message}` : ""}`, url);
-    });
-    c.on("blocked", (reason: string) => log("warn", "amqp.blocked", { node: nodeOf(url), reason }));
-    ch.on("error", (err: Error) =>
-      log("warn", "amqp.channel_error", { node: nodeOf(url), error: err.message }),
-    );
+    ch.on("error", (err: Error) => log("warn", "amqp.channel_error", { error: err.message }));
+    // A channel the broker closed (an oversized frame, a precondition) on a live connection: open another.
+    // Its unconfirmed publishes have failed with "channel closed" -> unavailable.
     ch.on("close", () => {
-      if (channel === ch) lose("channel closed", url);
+      if (channel !== ch) return;
+      channel = undefined;
+      log("warn", "amqp.lost", { reason: "channel closed" });
+      void openChannel();
     });
     ch.on("return", (msg) => {
       const id = msg.properties.messageId as string | undefined;
@@ -182,23 +157,15 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
     for (const w of ws) w();
   }
 
-  function lose(reason: string, url: string): void {
-    log("warn", "amqp.lost", { node: nodeOf(url), reason });
-    const c = conn;
-    const ch = channel;
-    conn = undefined;
+  const offConnect = conn.onConnect(() => void openChannel());
+  const offDisconnect = conn.onDisconnect((e) => {
+    // The connection closed its channels: their unconfirmed publishes fail -> unavailable.
     channel = undefined;
-    // Closing the channel fails its unconfirmed publishes with "channel closed" -> unavailable.
-    void ch?.close().catch(() => {});
-    void c?.close().catch(() => {});
-    ensureConnecting();
-  }
+    log("warn", "amqp.lost", { reason: e?.message ?? "connection closed" });
+  });
 
-  /** Drops the current connection and moves on to the next node. */
-  function recycle(reason: string): void {
-    if (!conn) return;
-    lose(`recycled: ${reason}`, "current");
-  }
+  /** Drops the current connection and moves on to the next node ("amqp.lost" says "recycled: ..."). */
+  const recycle = (reason: string) => conn.reconnect(reason);
 
   async function acquireSlot(deadline: number): Promise<boolean> {
     while (inFlight >= maxInFlight) {
@@ -212,10 +179,7 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
   async function publishBatch(messages: OutgoingMessage[]): Promise<PublishOutcome[]> {
     const out: (PublishOutcome | undefined)[] = new Array(messages.length).fill(undefined);
     const ch = channel;
-    if (!ch) {
-      ensureConnecting();
-      return messages.map(() => ({ status: "unavailable", reason: "not connected" }));
-    }
+    if (!ch) return messages.map(() => ({ status: "unavailable", reason: "not connected" }));
     let pending = 0;
     let resolveAll: () => void = () => {};
     const allSettled = new Promise<void>((r) => {
@@ -330,14 +294,11 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
     ]);
   }
 
-  ensureConnecting();
-
   return {
     publishBatch,
     isConnected: () => channel !== undefined,
     waitUntilConnected: async (timeoutMs) => {
       if (channel) return true;
-      ensureConnecting();
       let waiter: (() => void) | undefined;
       const connected = new Promise<void>((r) => {
         waiter = r;
@@ -352,13 +313,12 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
     close: async () => {
       if (closed) return;
       closed = true;
-      const c = conn;
+      offConnect();
+      offDisconnect();
       const ch = channel;
-      conn = undefined;
       channel = undefined;
       await ch?.close().catch(() => {});
-      await c?.close().catch(() => {});
-      await connecting?.catch(() => {});
+      if (ownsConnection) await conn.close();
     },
   };
 }
