@@ -113,9 +113,15 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
     }
   };
 
+  let openAgain = false;
   async function openChannel(): Promise<void> {
-    if (closed || channel || opening) return;
+    if (closed || channel) return;
+    if (opening) {
+      openAgain = true; // a new connection arrived while an older one's channel was being opened
+      return;
+    }
     opening = true;
+    const generation = conn.health().connects;
     try {
       const ch = await conn.createConfirmChannel();
       if (closed) {
@@ -125,11 +131,16 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
       attach(ch);
       log("info", "amqp.connected", { node: conn.health().node });
     } catch (e) {
-      // A connection whose confirm channel cannot be opened (e.g. during an election) is not kept.
+      // A connection whose confirm channel cannot be opened (e.g. during an election) is not kept; but
+      // only that one: a newer connection may have come up meanwhile.
       log("warn", "amqp.channel_failed", { error: (e as Error).message });
-      conn.reconnect(`confirm channel: ${(e as Error).message}`);
+      if (conn.health().connects === generation) conn.reconnect(`confirm channel: ${(e as Error).message}`);
     } finally {
       opening = false;
+      if (openAgain && !channel && !closed) {
+        openAgain = false;
+        void openChannel();
+      }
     }
   }
 
