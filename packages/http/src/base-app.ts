@@ -38,8 +38,16 @@ export async function createBaseApp(opts: BaseAppOptions): Promise<FastifyInstan
     },
   });
   installProblemHandlers(app);
+  // Graceful close: once close() has begun, every response tells its keep-alive client to hang up, so
+  // close() waits only for requests in flight, not for idle client pools (fastify keeps idle
+  // connections 72 s; a client pool reuses them as long as that).
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
   app.addHook("onSend", async (req, reply) => {
     reply.header(CORRELATION_HEADER, req.id);
+    if (closing) reply.header("connection", "close");
   });
   await app.register(swagger, {
     openapi: {

@@ -90,7 +90,9 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
 
   onShutdownSignals(
     async () => {
+      const t0 = Date.now();
       await app.close();
+      log("info", "shutdown.step", { step: "http.close", ms: Date.now() - t0 });
       jobs?.stop();
       await runtime.shutdown();
       await def.disconnect(db);

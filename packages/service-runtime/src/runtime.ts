@@ -152,6 +152,13 @@ export async function startServiceRuntime<Tx extends SqlTx>(
     },
   });
 
+  // Each shutdown step is logged with its duration when done: after a hang, the step after the last one
+  // logged is the one that hung.
+  const step = async (name: string, fn: () => Promise<unknown>) => {
+    const t0 = Date.now();
+    await fn();
+    opts.log("info", "shutdown.step", { step: name, ms: Date.now() - t0 });
+  };
   let shuttingDown: Promise<void> | undefined;
   return {
     metrics,
@@ -172,12 +179,12 @@ export async function startServiceRuntime<Tx extends SqlTx>(
     },
     shutdown: () => {
       shuttingDown ??= (async () => {
-        await consumer.stop();
-        await relay.stop(10_000);
-        await publisher.close();
-        await connection.close();
-        await dedupCache?.close();
-        await relayPool.end();
+        await step("consumer.stop", () => consumer.stop());
+        await step("relay.stop", () => relay.stop(10_000));
+        await step("publisher.close", () => publisher.close());
+        await step("connection.close", () => connection.close());
+        await step("dedup_cache.close", async () => dedupCache?.close());
+        await step("relay_pool.end", () => relayPool.end());
       })();
       return shuttingDown;
     },
