@@ -5,7 +5,7 @@
 import { killApplication, startApplication, stopApplication } from "@orderflow/infra";
 import { check, damage, expectDamage, expectNoDamage } from "../expectations.ts";
 import type { Expectation, FaultContext, Outcome, Scenario } from "../scenario.ts";
-import { brokerDown } from "./broker-outage.ts";
+import { republishSentOrders } from "./duplicate-publish.ts";
 
 interface Pitfall {
   name: string;
@@ -19,6 +19,8 @@ interface Pitfall {
   minDurationMs?: number;
   settleMs?: number;
   damage: (o: Outcome) => Expectation["checks"];
+  /** What the protection must show besides "no damage" (e.g. the duplicates it absorbed). */
+  protectedChecks?: (o: Outcome) => Expectation["checks"];
 }
 
 function pair(p: Pitfall): [Scenario, Scenario] {
@@ -48,7 +50,7 @@ function pair(p: Pitfall): [Scenario, Scenario] {
       } with the protection on: no damage expected.`,
       appsEnv: () => ({ ...p.sharedEnv }),
       ...common,
-      expect: (o) => expectNoDamage(o),
+      expect: (o) => expectNoDamage(o, p.protectedChecks?.(o) ?? []),
     },
   ];
 }
@@ -146,22 +148,38 @@ export const PITFALLS: Pitfall[] = [
   {
     name: "no-consumer-dedup",
     summary:
-      "A naive consumer: no inbox, no Redis skip, no state guard in the handlers. Duplicate source: the broker stopped for 10 s (unconfirmed publishes are re-sent, unacked deliveries redelivered).",
+      "A naive consumer: no inbox, no Redis skip, no state guard in the handlers. Duplicate source: 30 order.created messages already published go out again with the same message id, as a relay crash between publish and mark-sent would send them.",
     predicts: "stock reserved twice or points granted twice for some orders.",
     env: { ORDERFLOW_LAB_PITFALL: "no-consumer-dedup" },
-    fault: (ctx) => brokerDown(ctx, 5_000, 10_000),
-    minDurationMs: 25_000,
-    settleMs: 90_000,
+    fault: async (ctx) => {
+      await ctx.sleep(ctx.durationMs * 0.5);
+      ctx.mark("fault injected: 30 published order.created sent again");
+      ctx.facts.republished = await republishSentOrders(ctx.stack, 30);
+      ctx.mark("fault healed: (nothing to heal)");
+    },
+    settleMs: 30_000,
     damage: (o) => {
       const over = o.audit.violations.stock.filter(
         (s) => s.problem.startsWith("reserved") && s.actual > s.expected,
       );
       const extraPoints = o.audit.violations.points.filter((p) => p.actual > p.expected);
       return [
+        check("duplicates sent", Number(o.facts.republished ?? 0) > 0, `sent ${o.facts.republished ?? 0}`),
         check(
           "stock reserved twice or points granted twice",
           over.length + extraPoints.length > 0,
           `${over.length} SKU(s) over-reserved, ${extraPoints.length} customer(s) over-granted`,
+        ),
+      ];
+    },
+    protectedChecks: (o) => {
+      const sent = Number(o.facts.republished ?? 0);
+      const caught = o.audit.absorbed.duplicatesCaughtByInbox ?? 0;
+      return [
+        check(
+          "every duplicate caught by the inbox",
+          sent > 0 && caught >= sent,
+          `sent ${sent}, caught ${caught}`,
         ),
       ];
     },
