@@ -13,7 +13,9 @@ export interface StackSecrets {
   erlangCookie: string;
 }
 
-const token = (bytes = 18): string => randomBytes(bytes).toString("base64url");
+// Hex: a base64url token may start with "-", which rabbitmqctl takes for an option
+// ("change_password points-svc -xdjv..." failed a stack up), and "_"/"-" need care in URLs and shells.
+const token = (bytes = 18): string => randomBytes(bytes).toString("hex");
 
 function generate(): StackSecrets {
   const perService = () =>
