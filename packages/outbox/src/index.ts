@@ -27,6 +27,8 @@ export {
 export { markDone } from "./sql/mark-done.ts";
 export { type OutboxStats, outboxStats } from "./sql/outbox-stats.ts";
 export type { RedriveFilter } from "./sql/redrive.ts";
+// For tools that read rows and send them as the relay would (the fault lab's duplicate publisher).
+export { CLAIMED_COLUMNS, type ClaimedRecord, toClaimedRow } from "./sql/row.ts";
 export { toMessage } from "./to-message.ts";
 export { type ClaimedRow, type Log, type LogLevel, type OutboxEvent, OutboxStatus } from "./types.ts";
 export { type RunTransaction, withOutbox } from "./with-outbox.ts";
