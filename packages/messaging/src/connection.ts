@@ -112,8 +112,9 @@ export function createBrokerConnection(opts: ConnectionOptions): BrokerConnectio
     if (closing) return;
     log("warn", "broker connection lost", { node: redact(url), error: e?.message });
     for (const fn of disconnectListeners) safely(() => fn(e));
-    // Jittered: the six processes of a stack lose the same node at once and should not return in step.
-    schedule(Math.round(delay * (0.8 + 0.4 * Math.random())), 0);
+    // Jittered upwards only (never inside the election window): the six processes of a stack lose the
+    // same node at once and should not all return in the same instant.
+    schedule(Math.round(delay * (1 + 0.3 * Math.random())), 0);
   }
 
   function schedule(ms: number, failures: number): void {
