@@ -197,8 +197,9 @@ async function nodesOutsideCluster(d: RabbitDeps): Promise<BrokerNodeLayout[]> {
  * Starts the given nodes (default: all that are not running) and waits until they run and the cluster
  * has 3. If that fails, every node outside the cluster is killed and all of them are launched again
  * together: a node booted alone after a full stop waits for its peers' tables and gives up, and on a
- * busy machine one node can miss its peers' window (seen once in CI: the whole broker restarted with
- * one node never serving). Booting together is how the cluster forms cleanly.
+ * busy machine one node can miss its peers' window (a CI run once found no management API answering
+ * after a whole-broker restart, and every test after it failed). Booting together is how the cluster
+ * forms cleanly.
  */
 export async function startNodes(
   d: RabbitDeps,
