@@ -6,7 +6,7 @@ import {
   appsStatus,
   healInfrastructure,
   holdApps,
-  infrastructureDown,
+  infrastructureParts,
   openStack,
   releaseApps,
 } from "@orderflow/infra";
@@ -24,8 +24,7 @@ beforeAll(async ({}, suite) => {
   // A file that failed half-way through a chaos test may have left a node or Redis down: start it
   // again here, so one failure stays in its own file instead of failing every file after it.
   // Everything down means someone ran `stack down`: that is not ours to undo.
-  const parts = 2 + stack.layout.rabbitmq.nodes.length;
-  if (infrastructureDown(stack).length === parts) return;
+  if (infrastructureParts(stack).every((p) => p.pid === undefined)) return;
   const repaired = await healInfrastructure(stack);
   if (repaired.length > 0) console.warn(`[test setup] found down and started again: ${repaired.join(", ")}`);
   if ((await appsStatus(stack)).length === 0) return; // started with --no-apps

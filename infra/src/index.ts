@@ -28,6 +28,7 @@ export {
   down,
   healInfrastructure,
   infrastructureDown,
+  infrastructureParts,
   openStack,
   type Stack,
   type StackStatus,

@@ -101,14 +101,20 @@ export async function up(
   return { seconds: (Date.now() - t0) / 1000, status };
 }
 
-/** The parts of the infrastructure (PostgreSQL, Redis, each broker node) without a live process. */
-export function infrastructureDown(s: Stack): string[] {
+/** The parts of the infrastructure (PostgreSQL, Redis, each broker node), each with its live PID if any. */
+export function infrastructureParts(s: Stack): { name: string; pid: number | undefined }[] {
   return [
-    ...(postgresPid(s.layout) ? [] : ["postgres"]),
-    ...(redisPid(s.layout) ? [] : ["redis"]),
-    ...s.layout.rabbitmq.nodes.filter((n) => !nodePid(n)).map((n) => n.name),
+    { name: "postgres", pid: postgresPid(s.layout) },
+    { name: "redis", pid: redisPid(s.layout) },
+    ...s.layout.rabbitmq.nodes.map((n) => ({ name: n.name, pid: nodePid(n) })),
   ];
 }
+
+/** The parts of the infrastructure without a live process. */
+export const infrastructureDown = (s: Stack): string[] =>
+  infrastructureParts(s)
+    .filter((p) => p.pid === undefined)
+    .map((p) => p.name);
 
 /**
  * Starts whatever part of the infrastructure is down (a fault script that failed half-way, an operator's

@@ -1,7 +1,7 @@
 // The fault lab's short version, through the same code as `pnpm fault all`: every normal scenario
 // loses nothing and applies nothing twice, every pitfall shows the damage it predicts, and the order
 // API answers 2xx through the whole broker outage. Needs the local stack (`pnpm stack up`); slow
-// (each scenario is 15 s of load plus the audit's settle and, for pitfalls, an apps restart).
+// (each scenario is 12 s of load plus the audit's settle and, for pitfalls, an apps restart).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -20,7 +20,7 @@ describe("fault lab, short runs", () => {
     fs.rmSync(reportsDir, { recursive: true, force: true });
   }, 300_000);
 
-  // Every scenario, each pitfall with its "-protected" pair; 12 s of load each keeps CI near 20 minutes.
+  // Every scenario, each pitfall with its "-protected" pair; 12 s of load each: about 15 minutes of CI.
   for (const sc of SCENARIOS) {
     const promise =
       sc.kind === "pitfall"

@@ -166,7 +166,8 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   }
   // A script that failed may have left its fault in place: heal it, so the audit still reads every
   // database and queue (the scenario fails anyway, below).
-  if (facts.faultError !== undefined) facts.repairedAfterFault = await healInfrastructure(s, o.log);
+  if (facts.faultError !== undefined)
+    facts.repairedAfterFault = await healInfrastructure(s, (m) => o.log(`[${sc.name}] ${m}`));
   o.log(
     `[${sc.name}] load done: ${run.summary.iterations.completed} requests, ${run.summary.status["2xx"]} accepted; auditing`,
   );

@@ -12,7 +12,7 @@
 //
 // Why not messaging's per-message createConfirmPublisher: the relay needs a verdict per message of a
 // batch with "unavailable" apart from "refused", so that an outage never counts as an attempt.
-import { type BrokerConnection, createBrokerConnection } from "@orderflow/messaging";
+import { createBrokerConnection } from "@orderflow/messaging";
 import type { ConfirmChannel } from "amqplib";
 import { silentLog } from "./log.ts";
 import type { Log } from "./types.ts";
@@ -35,11 +35,9 @@ export type PublishOutcome =
   | { status: "unavailable"; reason: string };
 
 export interface ConfirmPublisherOptions {
-  /** One URL per cluster node: the publisher opens (and closes) a connection of its own... */
-  urls?: string[];
-  /** ...or publishes over a connection its caller owns (and closes). */
-  connection?: BrokerConnection;
-  /** The connection's name in the broker's list (own connection only). */
+  /** One URL per cluster node: the publisher opens (and closes) a connection of its own. */
+  urls: string[];
+  /** The connection's name in the broker's list. */
   name?: string;
   exchange: string;
   log?: Log;
@@ -73,21 +71,18 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.
 
 export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPublisher {
   const log = opts.log ?? silentLog;
-  if (!opts.connection && (opts.urls ?? []).length === 0)
-    throw new Error("confirm publisher needs a connection or at least one AMQP URL");
-  const conn =
-    opts.connection ??
-    createBrokerConnection({
-      urls: opts.urls ?? [],
-      name: opts.name ?? "outbox-relay",
-      reconnectDelayMs: opts.reconnectDelayMs ?? 1_500,
-      maxReconnectDelayMs: opts.maxReconnectDelayMs ?? 15_000,
-      // A short heartbeat notices a dead node in seconds.
-      heartbeatSeconds: opts.heartbeatSeconds ?? 5,
-      connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
-      log,
-    });
-  const ownsConnection = !opts.connection;
+  if (opts.urls.length === 0) throw new Error("confirm publisher needs at least one AMQP URL");
+  // Its own connection, apart from the consumer's: recycling it (silent confirms) never disturbs consumers.
+  const conn = createBrokerConnection({
+    urls: opts.urls,
+    name: opts.name ?? "outbox-relay",
+    reconnectDelayMs: opts.reconnectDelayMs ?? 1_500,
+    maxReconnectDelayMs: opts.maxReconnectDelayMs ?? 15_000,
+    // A short heartbeat notices a dead node in seconds.
+    heartbeatSeconds: opts.heartbeatSeconds ?? 5,
+    connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
+    log,
+  });
   const confirmTimeoutMs = opts.confirmTimeoutMs ?? 10_000;
   const maxInFlight = opts.maxInFlight ?? 2_000;
   const recycleAfterNacks = opts.recycleAfterNacks ?? 5;
@@ -329,7 +324,7 @@ export function createConfirmPublisher(opts: ConfirmPublisherOptions): ConfirmPu
       const ch = channel;
       channel = undefined;
       await ch?.close().catch(() => {});
-      if (ownsConnection) await conn.close();
+      await conn.close();
     },
   };
 }

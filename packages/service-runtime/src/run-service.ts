@@ -11,7 +11,7 @@ import { checkBroker, checkDatabase } from "./dependencies.ts";
 import type { LabSwitches } from "./lab.ts";
 import { migrateService } from "./migrations.ts";
 import { type ServiceRuntime, startServiceRuntime } from "./runtime.ts";
-import { onShutdownSignals } from "./shutdown.ts";
+import { onShutdownSignals, shutdownStep } from "./shutdown.ts";
 
 export interface CommonEnv {
   host: string;
@@ -90,9 +90,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
 
   onShutdownSignals(
     async () => {
-      const t0 = Date.now();
-      await app.close();
-      log("info", "shutdown.step", { step: "http.close", ms: Date.now() - t0 });
+      await shutdownStep(log, "http.close", () => app.close());
       jobs?.stop();
       await runtime.shutdown();
       await def.disconnect(db);

@@ -27,6 +27,7 @@ import pg from "pg";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import { type LabSwitches, labConsumerPitfalls, NO_LAB } from "./lab.ts";
 import { limitConcurrency } from "./limit.ts";
+import { shutdownStep } from "./shutdown.ts";
 
 export interface RuntimeOptions<Tx extends SqlTx> {
   service: string;
@@ -152,13 +153,7 @@ export async function startServiceRuntime<Tx extends SqlTx>(
     },
   });
 
-  // Each shutdown step is logged with its duration when done: after a hang, the step after the last one
-  // logged is the one that hung.
-  const step = async (name: string, fn: () => Promise<unknown>) => {
-    const t0 = Date.now();
-    await fn();
-    opts.log("info", "shutdown.step", { step: name, ms: Date.now() - t0 });
-  };
+  const step = (name: string, fn: () => Promise<unknown>) => shutdownStep(opts.log, name, fn);
   let shuttingDown: Promise<void> | undefined;
   return {
     metrics,

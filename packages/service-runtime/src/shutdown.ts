@@ -2,6 +2,16 @@
 // signal is forceful at once (graphile-worker's rule). `shutdown` must be safe to call twice.
 import type { Log } from "@orderflow/outbox";
 
+/**
+ * Runs one shutdown step and logs its duration when done: after a hang, the step after the last one
+ * logged is the one that hung.
+ */
+export async function shutdownStep(log: Log, name: string, fn: () => Promise<unknown>): Promise<void> {
+  const t0 = Date.now();
+  await fn();
+  log("info", "shutdown.step", { step: name, ms: Date.now() - t0 });
+}
+
 export function onShutdownSignals(shutdown: () => Promise<void>, opts: { log: Log; graceMs?: number }): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
