@@ -3,10 +3,9 @@
 // Each level adds history (done rows in outbox + rows in outbox_archive) with one INSERT ... SELECT
 // generate_series, then times the relay's own claim statement (claimDue, 100 rows out of a backlog of
 // 1,000 due rows) inside BEGIN ... ROLLBACK so every iteration sees the same backlog.
-import { OUTBOX_MIGRATIONS_DIR } from "@orderflow/outbox";
-import pg from "pg";
 // The relay's own statement, not a copy of it (the package exports only what services use).
-import { claimDue } from "../../packages/outbox/src/sql/claim-due.ts";
+import { leasedClaim, OUTBOX_MIGRATIONS_DIR } from "@orderflow/outbox";
+import pg from "pg";
 import { insertHistory, insertPending } from "./outbox-rows.ts";
 import { createScratchDb } from "./scratch-db.ts";
 import { fmt, fmtSpread, type Section, type SectionResult, sleep, type TableRow } from "./section.ts";
@@ -58,7 +57,7 @@ export const claimSection: Section = {
           for (let i = 0; i < iterations / ROUNDS + 10; i++) {
             await one.query("BEGIN");
             const s = performance.now();
-            const rows = await claimDue(one, 100, 30_000);
+            const rows = await leasedClaim.due(one, 100, 30_000);
             const ms = performance.now() - s;
             await one.query("ROLLBACK");
             if (rows.length !== 100) throw new Error(`claim returned ${rows.length} rows, expected 100`);
@@ -130,7 +129,7 @@ async function pagesPerClaim(one: pg.Pool): Promise<number> {
       return { rows: [] };
     },
   } as unknown as pg.Pool;
-  await claimDue(recorder, 100, 30_000);
+  await leasedClaim.due(recorder, 100, 30_000);
   await one.query("BEGIN");
   try {
     const r = await one.query<{ "QUERY PLAN": { Plan: Record<string, number> }[] }>(

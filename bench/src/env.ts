@@ -1,5 +1,7 @@
-// The only reader of process.argv / process.env in the bench. The stack's own settings
-// (ORDERFLOW_PORT_OFFSET, ORDERFLOW_STACK_DIR) are read by @orderflow/infra.
+// The only reader of process.env in the bench (main.ts reads the command line). The stack's own
+// settings (ORDERFLOW_PORT_OFFSET, ORDERFLOW_STACK_DIR) are read by @orderflow/infra.
+import { bool, type RawEnv, readEnv, str } from "@orderflow/config";
+
 export interface BenchEnv {
   /** ~2 minutes instead of ~10: fewer rows, shorter runs, fewer repeats. */
   quick: boolean;
@@ -8,14 +10,11 @@ export interface BenchEnv {
   outDir: string;
 }
 
-export function readBenchEnv(argv: string[] = process.argv.slice(2)): BenchEnv {
-  const only = argv
-    .filter((a) => a.startsWith("--only="))
-    .flatMap((a) => a.slice("--only=".length).split(","))
-    .filter(Boolean);
-  return {
-    quick: argv.includes("--quick") || process.env.BENCH_QUICK === "1",
-    only,
-    outDir: process.env.BENCH_OUT_DIR ?? "reports/bench",
-  };
+/** The command line's choices (`--quick`, `--only=...`) with BENCH_QUICK and BENCH_OUT_DIR. */
+export function readBenchEnv(args: { quick: boolean; only: string[] }, env: RawEnv = process.env): BenchEnv {
+  const e = readEnv(
+    { quick: bool("BENCH_QUICK").default(false), outDir: str("BENCH_OUT_DIR").default("reports/bench") },
+    env,
+  );
+  return { quick: args.quick || e.quick, only: args.only, outDir: e.outDir };
 }

@@ -2,6 +2,7 @@
 // (`pnpm stack up` first), writes reports/bench/bench.json and bench.md, cleans up its scratch
 // databases and queues, and exits 1 if the stack is not up or a section failed.
 import os from "node:os";
+import { parseCli } from "@orderflow/config";
 import { openStack, readInfraEnv } from "@orderflow/infra";
 import { batchingSection } from "./batching-bench.ts";
 import { ceilingsSection } from "./ceilings.ts";
@@ -25,8 +26,27 @@ const SECTIONS: Section[] = [
   batchingSection,
 ];
 
+const USAGE = `usage: pnpm bench [--quick] [--only=SECTION[,SECTION...]]
+  --quick   ~2 minutes instead of ~10: fewer rows, shorter runs, fewer repeats (or BENCH_QUICK=1)
+  --only    run only these sections: ${SECTIONS.map((s) => s.name).join(", ")}
+  writes BENCH_OUT_DIR (default reports/bench)/bench.json and bench.md; needs \`pnpm stack up\``;
+
+function readArgs(argv: string[]): { quick: boolean; only: string[] } {
+  const { values, fail } = parseCli(
+    {
+      usage: USAGE,
+      options: { quick: { type: "boolean" }, only: { type: "string", multiple: true } },
+    },
+    argv,
+  );
+  const only = (values.only ?? []).flatMap((o) => o.split(",")).filter(Boolean);
+  const unknown = only.filter((n) => !SECTIONS.some((s) => s.name === n));
+  if (unknown.length > 0) fail(`unknown section ${unknown.map((n) => `"${n}"`).join(", ")}`);
+  return { quick: values.quick ?? false, only };
+}
+
 async function mainBench(): Promise<number> {
-  const env = readBenchEnv();
+  const env = readBenchEnv(readArgs(process.argv.slice(2)));
   const started = performance.now();
   const loadAtStart = os.loadavg()[0] ?? Number.NaN;
   const log = (line: string) => process.stdout.write(`${line}\n`);

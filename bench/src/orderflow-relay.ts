@@ -1,6 +1,7 @@
-// orderflow's relay as the services run it: createRelay over its own small pool, a confirm publisher
-// knowing every node, the after-commit fast path plus the sweep, default settings.
-import { createConfirmPublisher, createRelay } from "@orderflow/outbox";
+// orderflow's relay as the services run it: createRelay over its own small pool, a confirm publisher on
+// its own connection knowing every node, the after-commit fast path plus the sweep, default settings.
+import { createConfirmPublisher } from "@orderflow/messaging";
+import { createRelay, createRelayConnection } from "@orderflow/outbox";
 import type pg from "pg";
 import type { BenchRelay } from "./seed-relay.ts";
 
@@ -9,7 +10,9 @@ export function createOrderflowRelay(opts: {
   amqpUrls: string[];
   exchange: string;
 }): BenchRelay {
-  const publisher = createConfirmPublisher({ urls: opts.amqpUrls, exchange: opts.exchange });
+  // Every row goes to orderflow.events (toMessage); `exchange` names it for the seed baseline.
+  const connection = createRelayConnection({ urls: opts.amqpUrls });
+  const publisher = createConfirmPublisher(connection);
   const relay = createRelay({ pool: opts.pool, publisher });
   return {
     async start() {
@@ -19,6 +22,7 @@ export function createOrderflowRelay(opts: {
     async stop() {
       await relay.stop(10_000);
       await publisher.close();
+      await connection.close();
     },
     afterCommit: (ids) => relay.afterCommit(ids),
   };

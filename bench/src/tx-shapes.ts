@@ -6,14 +6,17 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { pgTransaction, type SqlTx } from "@orderflow/db";
+import {
+  createDb as createInventoryDb,
+  SUBSCRIPTIONS as INVENTORY_STEPS,
+  type Tx as InventoryTx,
+  unitsBySku,
+} from "@orderflow/inventory";
 import { claimInbox, type InboundEvent } from "@orderflow/messaging";
+import { createDb as createOrderDb, type Tx as OrderTx } from "@orderflow/order";
 import { enqueue, withOutbox } from "@orderflow/outbox";
+import { createDb as createPointsDb, SUBSCRIPTIONS as POINTS_STEPS } from "@orderflow/points";
 import type pg from "pg";
-import { createDb as createInventoryDb } from "../../services/inventory/src/db.ts";
-import { inventoryHandlers, unitsBySku } from "../../services/inventory/src/handlers.ts";
-import { createDb as createOrderDb, type Tx as OrderTx } from "../../services/order/src/db.ts";
-import { createDb as createPointsDb } from "../../services/points/src/db.ts";
-import { pointsHandlers } from "../../services/points/src/handlers.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const serviceMigrations = (service: "order" | "inventory" | "points") =>
@@ -312,12 +315,12 @@ export const inventoryShape: BatchableShape = {
   seed: seedStock,
   prisma(url, poolMax) {
     const db = createInventoryDb(url, poolMax);
-    const reserve = inventoryHandlers()["order.created"];
-    if (!reserve) throw new Error("inventory has no order.created handler");
-    const apply = async (tx: SqlTx, e: CreatedEvent) => {
-      // The consumer's transaction: inbox claim, then the service's handler, same tx.
+    const reserve = INVENTORY_STEPS["order.created"];
+    if (!reserve) throw new Error("inventory has no order.created step");
+    const apply = async (tx: InventoryTx, e: CreatedEvent) => {
+      // The consumer's transaction: inbox claim, then the service's step, same tx.
       await claimInbox(tx, "inventory", e.envelope.messageId, e.type);
-      await reserve(e as Parameters<typeof reserve>[0], tx);
+      await reserve(e as Parameters<typeof reserve>[0], { tx, enqueue: (ev) => enqueue(tx, ev) });
     };
     return {
       async run() {
@@ -375,14 +378,14 @@ export const pointsShape: TxShape = {
   async seed() {},
   prisma(url, poolMax) {
     const db = createPointsDb(url, poolMax);
-    const grant = pointsHandlers()["order.confirmed"];
-    if (!grant) throw new Error("points has no order.confirmed handler");
+    const grant = POINTS_STEPS["order.confirmed"];
+    if (!grant) throw new Error("points has no order.confirmed step");
     return {
       async run() {
         const e = confirmedEvent();
         await db.$transaction(async (tx) => {
           await claimInbox(tx, "points", e.envelope.messageId, e.type);
-          await grant(e as Parameters<typeof grant>[0], tx);
+          await grant(e as Parameters<typeof grant>[0], { tx, enqueue: (ev) => enqueue(tx, ev) });
         });
       },
       close: () => db.$disconnect(),

@@ -1,6 +1,7 @@
 // AMQP URLs of every node, as the broker admin or as one service's user.
+
+import type { Stack } from "./open-stack.ts";
 import { BROKER_ADMIN, BROKER_VHOST, brokerUser, type ServiceName } from "./services.ts";
-import type { Stack } from "./stack.ts";
 
 export function amqpUrlsFor(
   s: Pick<Stack, "layout" | "secrets">,

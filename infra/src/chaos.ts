@@ -1,10 +1,10 @@
 // Chaos controls on the real processes of the local stack, for the fault tests and for users
 // (`pnpm stack chaos <action>`). Each returns what it did, with timestamps for a fault timeline.
 import { killApp, startApp, stopApp } from "./apps/control.ts";
+import { openStack, type Stack } from "./open-stack.ts";
 import { restartPostgres } from "./postgres.ts";
 import { ensureQueueMembers, killNode, leaderOf, startNodes, stopBroker, stopNode } from "./rabbitmq.ts";
 import { startRedis, stopRedis } from "./redis.ts";
-import { openStack, type Stack } from "./stack.ts";
 
 export interface ChaosEvent {
   action: string;
@@ -74,53 +74,63 @@ export const startRedisServer = (s: Stack = openStack()) =>
 export const restartPostgresServer = (s: Stack = openStack()) =>
   timed("restart-postgres", "postgres", async () => void (await restartPostgres(s.pg)));
 
-export const killApplication = (name: string, s: Stack = openStack()) => killApp(s, name);
-export const stopApplication = (name: string, s: Stack = openStack()) => stopApp(s, name);
-export const startApplication = (name: string, s: Stack = openStack()) => startApp(s, name);
+export const killApplication = (name: string, s: Stack = openStack()) =>
+  timed("kill", name, () => killApp(s, name));
+export const stopApplication = (name: string, s: Stack = openStack()) =>
+  timed("stop", name, () => stopApp(s, name));
+export const startApplication = (name: string, s: Stack = openStack()) =>
+  timed("start", name, async () => void (await startApp(s, name)));
 
-export const CHAOS_ACTIONS: Record<string, { usage: string; run: (args: string[]) => Promise<ChaosEvent> }> =
-  {
-    kill: {
-      usage: "kill <order|inventory|points|relay:SERVICE>  SIGKILL a service or relay (restarted)",
-      run: ([n]) => killApplication(req(n)),
-    },
-    stop: {
-      usage: "stop <app>                           stop a service or relay and keep it down",
-      run: ([n]) => stopApplication(req(n)),
-    },
-    start: {
-      usage: "start <app>                          let a stopped service or relay run again",
-      run: ([n]) => startApplication(req(n)),
-    },
-    "kill-node": {
-      usage: "kill-node <rabbit-N|leader:QUEUE>   kill -9 one broker node",
-      run: ([sel]) => killBrokerNode(req(sel)),
-    },
-    "stop-node": {
-      usage: "stop-node <rabbit-N|leader:QUEUE>   stop one broker node gracefully",
-      run: ([sel]) => stopBrokerNode(req(sel)),
-    },
-    "start-node": {
-      usage: "start-node <rabbit-N>               start a stopped or killed node",
-      run: ([sel]) => startBrokerNode(req(sel)),
-    },
-    "stop-broker": {
-      usage: "stop-broker                          stop all three nodes",
-      run: () => stopWholeBroker(),
-    },
-    "start-broker": {
-      usage: "start-broker                         start all three nodes",
-      run: () => startWholeBroker(),
-    },
-    "stop-redis": { usage: "stop-redis", run: () => stopRedisServer() },
-    "start-redis": { usage: "start-redis", run: () => startRedisServer() },
-    "restart-postgres": {
-      usage: "restart-postgres                     fast shutdown, then start",
-      run: () => restartPostgresServer(),
-    },
-  };
-
-function req(v: string | undefined): string {
-  if (!v) throw new Error("this chaos action needs a target");
-  return v;
+export interface ChaosAction {
+  usage: string;
+  /** The placeholder of the target this action needs, e.g. "<app>"; none when it takes no target. */
+  target?: string;
+  run: (target: string) => Promise<ChaosEvent>;
 }
+
+export const CHAOS_ACTIONS: Record<string, ChaosAction> = {
+  kill: {
+    usage: "kill <order|inventory|points|relay:SERVICE>  SIGKILL a service or relay (restarted)",
+    target: "<order|inventory|points|relay:SERVICE>",
+    run: (n) => killApplication(n),
+  },
+  stop: {
+    usage: "stop <app>                           stop a service or relay and keep it down",
+    target: "<app>",
+    run: (n) => stopApplication(n),
+  },
+  start: {
+    usage: "start <app>                          let a stopped service or relay run again",
+    target: "<app>",
+    run: (n) => startApplication(n),
+  },
+  "kill-node": {
+    usage: "kill-node <rabbit-N|leader:QUEUE>   kill -9 one broker node",
+    target: "<rabbit-N|leader:QUEUE>",
+    run: (sel) => killBrokerNode(sel),
+  },
+  "stop-node": {
+    usage: "stop-node <rabbit-N|leader:QUEUE>   stop one broker node gracefully",
+    target: "<rabbit-N|leader:QUEUE>",
+    run: (sel) => stopBrokerNode(sel),
+  },
+  "start-node": {
+    usage: "start-node <rabbit-N>               start a stopped or killed node",
+    target: "<rabbit-N>",
+    run: (sel) => startBrokerNode(sel),
+  },
+  "stop-broker": {
+    usage: "stop-broker                          stop all three nodes",
+    run: () => stopWholeBroker(),
+  },
+  "start-broker": {
+    usage: "start-broker                         start all three nodes",
+    run: () => startWholeBroker(),
+  },
+  "stop-redis": { usage: "stop-redis", run: () => stopRedisServer() },
+  "start-redis": { usage: "start-redis", run: () => startRedisServer() },
+  "restart-postgres": {
+    usage: "restart-postgres                     fast shutdown, then start",
+    run: () => restartPostgresServer(),
+  },
+};

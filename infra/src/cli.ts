@@ -1,11 +1,14 @@
-// `pnpm stack <up|down|status|logs|chaos>`: the local stack's command line.
+// `pnpm stack <up|down|status|logs|smoke|chaos|redrive>`: the local stack's command line.
 import path from "node:path";
+import type { ParseArgsConfig } from "node:util";
+import { exitWithUsage, parseCli } from "@orderflow/config";
 import { CHAOS_ACTIONS } from "./chaos.ts";
 import { readInfraEnv } from "./env.ts";
 import { stackLayout } from "./layout.ts";
+import { openStack } from "./open-stack.ts";
 import { tailFile } from "./proc.ts";
 import { smoke } from "./smoke.ts";
-import { down, openStack, stackStatus, up } from "./stack.ts";
+import { down, stackStatus, up } from "./stack.ts";
 
 const USAGE = `usage: pnpm stack <command>
   up [--no-apps]        start PostgreSQL, Redis, the 3-node RabbitMQ cluster, then the services and
@@ -14,6 +17,8 @@ const USAGE = `usage: pnpm stack <command>
   status [--json]       health, URLs, ports and PIDs of every part
   smoke                 one trip through every part, as the services use them
   logs [part] [-n N]    last N log lines (part: postgres, redis, rabbit-1..3, epmd)
+  redrive <queue> [--id MESSAGE_ID ...]
+                        move parked messages of <queue> (all, or those ids) back to it
   chaos <action> [...]  fault injection:
 ${Object.values(CHAOS_ACTIONS)
   .map((a) => `    ${a.usage}`)
@@ -21,26 +26,39 @@ ${Object.values(CHAOS_ACTIONS)
 
 const log = (m: string) => process.stderr.write(`[stack] ${m}\n`);
 
+/** The arguments of a command, checked: any bad flag, value or argument exits 2 with the usage. */
+function args<const O extends NonNullable<ParseArgsConfig["options"]>>(
+  rest: string[],
+  options: O,
+  positionals: { min?: number; max?: number } = {},
+) {
+  return parseCli({ usage: USAGE, options, positionals }, rest);
+}
+
 async function main(argv: string[]): Promise<number> {
-  const [cmd, ...rest] = argv;
+  const [cmd, ...rest] = argv[0] === "--" ? argv.slice(1) : argv;
   switch (cmd) {
     case "up": {
-      const { seconds, status } = await up(log, { apps: !rest.includes("--no-apps") });
+      const { values } = args(rest, { "no-apps": { type: "boolean" } });
+      const { seconds, status } = await up(log, { apps: !values["no-apps"] });
       log(`healthy in ${seconds.toFixed(1)} s`);
       printSummary(status);
       return 0;
     }
     case "down":
+      args(rest, {});
       await down();
       log("stopped");
       return 0;
     case "status": {
+      const { values } = args(rest, { json: { type: "boolean" } });
       const status = await stackStatus();
-      if (rest.includes("--json")) process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+      if (values.json) process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
       else printSummary(status);
       return status.healthy ? 0 : 1;
     }
     case "smoke": {
+      args(rest, {});
       const steps = await smoke(openStack(readInfraEnv(), false));
       for (const st of steps)
         process.stdout.write(
@@ -50,40 +68,66 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(ok ? "smoke check passed\n" : "smoke check FAILED\n");
       return ok ? 0 : 1;
     }
-    case "logs": {
-      const layout = stackLayout(readInfraEnv());
-      const nIdx = rest.indexOf("-n");
-      const lines = nIdx >= 0 ? Number(rest[nIdx + 1] ?? 50) : 50;
-      const part = rest.find((x, i) => !x.startsWith("-") && (nIdx < 0 || i !== nIdx + 1));
-      const files: Record<string, string> = {
-        postgres: layout.postgres.logFile,
-        redis: layout.redis.logFile,
-        epmd: layout.epmd.logFile,
-        ...Object.fromEntries(
-          layout.rabbitmq.nodes.map((n) => [n.name.split("@")[0], path.join(n.logDir, `${n.name}.log`)]),
-        ),
-      };
-      const chosen = part ? { [part]: files[part] } : files;
-      for (const [name, file] of Object.entries(chosen)) {
-        if (!file) throw new Error(`unknown part "${part}"; parts: ${Object.keys(files).join(", ")}`);
-        process.stdout.write(`==> ${name} (${file}) <==\n${tailFile(file, lines)}\n`);
-      }
-      return 0;
-    }
+    case "logs":
+      return logs(rest);
     case "chaos": {
-      const [action, ...args] = rest;
-      const a = action ? CHAOS_ACTIONS[action] : undefined;
-      if (!a) {
-        process.stderr.write(`${USAGE}\n`);
-        return 2;
-      }
-      process.stdout.write(`${JSON.stringify(await a.run(args))}\n`);
+      const { positionals, fail } = args(rest, {}, { max: 2 });
+      const [action, target] = positionals;
+      if (!action) return fail("chaos needs an <action>");
+      const a = CHAOS_ACTIONS[action];
+      if (!a) return fail(`unknown chaos action "${action}"`);
+      if (a.target && !target) return fail(`chaos ${action} needs a target: ${a.target}`);
+      if (!a.target && target) return fail(`chaos ${action} takes no target, got "${target}"`);
+      process.stdout.write(`${JSON.stringify(await a.run(target ?? ""))}\n`);
       return 0;
     }
-    default:
+    case "redrive": {
+      const { values, positionals, fail } = args(
+        rest,
+        { id: { type: "string", multiple: true } },
+        { max: 1 },
+      );
+      const queue = positionals[0];
+      if (!queue) return fail("redrive needs a <queue>");
+      // Loaded only here: the other commands need no broker client.
+      const { redriveParked } = await import("./redrive.ts");
+      const r = await redriveParked(openStack(readInfraEnv(), false), queue, values.id ?? []);
+      process.stdout.write(
+        `${JSON.stringify({ queue, moved: r.moved.length, kept: r.kept, messageIds: r.moved })}\n`,
+      );
+      return 0;
+    }
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
       process.stderr.write(`${USAGE}\n`);
-      return cmd === undefined || cmd === "help" || cmd === "--help" ? 0 : 2;
+      return 0;
+    default:
+      return exitWithUsage(`unknown command "${cmd}"`, USAGE);
   }
+}
+
+function logs(rest: string[]): number {
+  const { values, positionals, fail } = args(rest, { n: { type: "string", short: "n" } }, { max: 1 });
+  const lines = values.n === undefined ? 50 : Number(values.n);
+  if (!Number.isInteger(lines) || lines < 1) fail(`-n must be a whole number of lines, got "${values.n}"`);
+  const layout = stackLayout(readInfraEnv());
+  const files: Record<string, string> = {
+    postgres: layout.postgres.logFile,
+    redis: layout.redis.logFile,
+    epmd: layout.epmd.logFile,
+    ...Object.fromEntries(
+      layout.rabbitmq.nodes.map((n) => [n.name.split("@")[0], path.join(n.logDir, `${n.name}.log`)]),
+    ),
+  };
+  const part = positionals[0];
+  if (part !== undefined && !files[part])
+    fail(`unknown part "${part}"; parts: ${Object.keys(files).join(", ")}`);
+  const chosen = part ? { [part]: files[part] as string } : files;
+  for (const [name, file] of Object.entries(chosen))
+    process.stdout.write(`==> ${name} (${file}) <==\n${tailFile(file, lines)}\n`);
+  return 0;
 }
 
 function printSummary(s: Awaited<ReturnType<typeof stackStatus>>): void {

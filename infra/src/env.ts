@@ -1,6 +1,7 @@
-// The only reader of the environment for the local stack.
+// The only reader of the environment for the local stack (see .env.example).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { int, type RawEnv, readEnv, str } from "@orderflow/config";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -13,37 +14,22 @@ export interface InfraEnv {
   /** Local paths of Debian's programs; overridable for unusual installs. */
   postgresBinDir: string | undefined;
   rabbitmqBinDir: string;
-  /** Extra environment for the supervised services and relays (JSON object), e.g. the fault lab's switches. */
-  appsExtraEnv: Record<string, string>;
 }
 
-function int(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 40_000) {
-    throw new Error(`${name} must be an integer between 0 and 40000, got "${raw}"`);
-  }
-  return n;
-}
-
-function jsonObject(name: string): Record<string, string> {
-  const raw = process.env[name];
-  if (!raw) return {};
-  const v = JSON.parse(raw) as unknown;
-  if (typeof v !== "object" || v === null || Array.isArray(v))
-    throw new Error(`${name} must be a JSON object`);
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
-}
-
-export function readInfraEnv(): InfraEnv {
+export function readInfraEnv(env: RawEnv = process.env): InfraEnv {
+  const e = readEnv(
+    {
+      stackDir: str("ORDERFLOW_STACK_DIR").default(path.join(repoRoot, ".stack")),
+      portOffset: int("ORDERFLOW_PORT_OFFSET", { min: 0, max: 40_000 }).default(0),
+      postgresBinDir: str("ORDERFLOW_PG_BIN_DIR"),
+      rabbitmqBinDir: str("ORDERFLOW_RABBITMQ_BIN_DIR").default("/usr/lib/rabbitmq/bin"),
+    },
+    env,
+  );
   return {
-    stackDir: path.resolve(process.env.ORDERFLOW_STACK_DIR || path.join(repoRoot, ".stack")),
-    portOffset: int("ORDERFLOW_PORT_OFFSET", 0),
+    ...e,
+    stackDir: path.resolve(e.stackDir),
     isRoot: typeof process.getuid === "function" && process.getuid() === 0,
-    postgresBinDir: process.env.ORDERFLOW_PG_BIN_DIR || undefined,
-    rabbitmqBinDir: process.env.ORDERFLOW_RABBITMQ_BIN_DIR || "/usr/lib/rabbitmq/bin",
-    appsExtraEnv: jsonObject("ORDERFLOW_APPS_ENV"),
   };
 }
 

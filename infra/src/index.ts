@@ -2,16 +2,19 @@
 
 export {
   type AppStatus,
-  appsExtraEnvInUse,
   appsStatus,
+  appsVariantInUse,
   holdApps,
   releaseApps,
+  restartAppsWith,
   restartAppsWithEnv,
 } from "./apps/control.ts";
+export type { AppVariant } from "./apps/variant.ts";
 export { amqpUrlsFor as amqpUrls } from "./broker-urls.ts";
 export * from "./chaos.ts";
 export { readInfraEnv, repoRoot } from "./env.ts";
 export { type Layout, stackLayout } from "./layout.ts";
+export { openStack, type Stack } from "./open-stack.ts";
 export { adminUrl, serviceUrl } from "./postgres.ts";
 export { type Definitions, leaderOf, listQueues, type QueueInfo, readDefinitions } from "./rabbitmq.ts";
 export { redisUrl } from "./redis.ts";
@@ -29,8 +32,6 @@ export {
   healInfrastructure,
   infrastructureDown,
   infrastructureParts,
-  openStack,
-  type Stack,
   type StackStatus,
   stackStatus,
   up,

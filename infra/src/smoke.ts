@@ -6,10 +6,10 @@ import amqp from "amqplib";
 import pg from "pg";
 import { appsStatus } from "./apps/control.ts";
 import { amqpUrlsFor as amqpUrls } from "./broker-urls.ts";
+import type { Stack } from "./open-stack.ts";
 import { serviceUrl } from "./postgres.ts";
 import { pingRedis } from "./redis.ts";
 import { SERVICE_NAMES } from "./services.ts";
-import type { Stack } from "./stack.ts";
 
 export interface SmokeStep {
   step: string;

@@ -2,12 +2,12 @@
 // started), status (machine-readable). Exported for tests and the fault lab.
 import fs from "node:fs";
 import { type AppStatus, appsStatus, startApps, stopApps } from "./apps/control.ts";
-import { ensureInstalled, postgresBinDir, requirements } from "./debian-packages.ts";
-import { type InfraEnv, readInfraEnv } from "./env.ts";
+import { ensureInstalled, requirements } from "./debian-packages.ts";
+import { readInfraEnv } from "./env.ts";
 import { allPorts, FORBIDDEN_PORTS, type Layout, stackLayout } from "./layout.ts";
+import { openStack, type Stack } from "./open-stack.ts";
 import {
   adminUrl,
-  type PostgresDeps,
   postgresHealth,
   postgresPid,
   provisionDatabases,
@@ -21,13 +21,12 @@ import {
   epmdPid,
   importTopology,
   nodePid,
-  type RabbitDeps,
   startNodes,
   stopBroker,
   stopEpmd,
 } from "./rabbitmq.ts";
 import { pingRedis, redisPid, redisUrl, startRedis, stopRedis } from "./redis.ts";
-import { loadOrCreateSecrets, readSecrets, type StackSecrets } from "./secrets.ts";
+import { readSecrets } from "./secrets.ts";
 import {
   BROKER_ADMIN,
   BROKER_VHOST,
@@ -36,29 +35,6 @@ import {
   databaseRole,
   SERVICE_NAMES,
 } from "./services.ts";
-
-export interface Stack {
-  env: InfraEnv;
-  layout: Layout;
-  secrets: StackSecrets;
-  pg: PostgresDeps;
-  rabbit: RabbitDeps;
-}
-
-/** Resolves the stack's layout and secrets (creating the secrets on first use). */
-export function openStack(env: InfraEnv = readInfraEnv(), create = true): Stack {
-  const layout = stackLayout(env);
-  const secrets = create ? loadOrCreateSecrets(layout.secretsFile) : readSecrets(layout.secretsFile);
-  if (!secrets) throw new Error(`no stack at ${layout.stackDir}: run \`pnpm stack up\` first`);
-  const pgBin = postgresBinDir(env.postgresBinDir) ?? "/usr/lib/postgresql/15/bin";
-  return {
-    env,
-    layout,
-    secrets,
-    pg: { layout, secrets, binDir: pgBin, isRoot: env.isRoot },
-    rabbit: { layout, secrets, binDir: env.rabbitmqBinDir },
-  };
-}
 
 function checkPorts(layout: Layout): void {
   const clash = allPorts(layout).filter((p) => (FORBIDDEN_PORTS as readonly number[]).includes(p));

@@ -1,8 +1,9 @@
 // The commands behind cli.ts, as a function of argv and an output sink so tests can call it.
-// Exit codes follow k6: 99 when thresholds fail, 104 for an invalid config, 1 for anything else.
+// Exit codes follow k6: 99 when thresholds fail, 104 for an invalid config (a bad flag or argument
+// included: @orderflow/config's parseArgv, with the usage), 1 for anything else.
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseArgv, UsageError } from "@orderflow/config";
 import type { LoadTestsEnv } from "./env.ts";
 import { createJsonlWriter, type LedgerEntry, recordSuccesses } from "./ledger.ts";
 import { formatProgress } from "./progress.ts";
@@ -50,16 +51,23 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
   } catch (err) {
     io.log(`error: ${(err as Error).message}`);
+    if (err instanceof UsageError) {
+      io.log(USAGE);
+      return EXIT.invalidConfig;
+    }
     return err instanceof ConfigError ? EXIT.invalidConfig : EXIT.failed;
   }
 }
 
 async function runCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
+  const { values, fail } = parseArgv(
+    {
+      usage: USAGE,
+      options: { config: { type: "string" }, out: { type: "string" }, name: { type: "string" } },
+    },
     args,
-    options: { config: { type: "string" }, out: { type: "string" }, name: { type: "string" } },
-  });
-  if (!values.config) throw new ConfigError(`--config is required\n${USAGE}`);
+  );
+  if (!values.config) return fail("--config is required");
   let scenario: Awaited<ReturnType<typeof loadScenario>>;
   try {
     scenario = await loadScenario(values.config);
@@ -136,30 +144,35 @@ function loadReportInput(
 }
 
 function reportCommand(args: string[], io: CliIo): number {
-  const { values } = parseArgs({
-    args,
-    options: {
-      run: { type: "string" },
-      series: { type: "string" },
-      audit: { type: "string" },
-      machine: { type: "string" },
-      out: { type: "string" },
+  const { values, fail } = parseArgv(
+    {
+      usage: USAGE,
+      options: {
+        run: { type: "string" },
+        series: { type: "string" },
+        audit: { type: "string" },
+        machine: { type: "string" },
+        out: { type: "string" },
+      },
     },
-  });
-  if (!values.run || !values.out) throw new ConfigError(`--run and --out are required\n${USAGE}`);
+    args,
+  );
+  if (!values.run || !values.out) return fail("--run and --out are required");
   const input = loadReportInput(values.run, values);
   io.log(`wrote ${writeReport(path.resolve(values.out), input)}`);
   return EXIT.ok;
 }
 
 function summaryCommand(args: string[], io: CliIo): number {
-  const { values, positionals } = parseArgs({
+  const { values, positionals, fail } = parseArgv(
+    {
+      usage: USAGE,
+      options: { out: { type: "string" }, machine: { type: "string" } },
+      positionals: { max: Number.POSITIVE_INFINITY },
+    },
     args,
-    allowPositionals: true,
-    options: { out: { type: "string" }, machine: { type: "string" } },
-  });
-  if (!values.out || positionals.length === 0)
-    throw new ConfigError(`--out and at least one RUN.json\n${USAGE}`);
+  );
+  if (!values.out || positionals.length === 0) return fail("--out and at least one RUN.json are required");
   const outDir = path.resolve(values.out);
   const inputs = positionals.map((f) =>
     loadReportInput(f, values.machine ? { machine: values.machine } : {}),

@@ -1,6 +1,7 @@
 // The only reader of the environment in load-tests.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { type RawEnv, readEnv, str } from "@orderflow/config";
 
 export const loadTestsRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -12,10 +13,17 @@ export interface LoadTestsEnv {
   isRoot: boolean;
 }
 
-export function readLoadTestsEnv(): LoadTestsEnv {
+export function readLoadTestsEnv(env: RawEnv = process.env): LoadTestsEnv {
+  const e = readEnv(
+    {
+      reportsDir: str("ORDERFLOW_REPORTS_DIR").default(path.join(loadTestsRoot, "reports")),
+      chromiumPath: str("ORDERFLOW_CHROMIUM").default("/usr/bin/chromium"),
+    },
+    env,
+  );
   return {
-    reportsDir: path.resolve(process.env.ORDERFLOW_REPORTS_DIR || path.join(loadTestsRoot, "reports")),
-    chromiumPath: process.env.ORDERFLOW_CHROMIUM || "/usr/bin/chromium",
+    reportsDir: path.resolve(e.reportsDir),
+    chromiumPath: e.chromiumPath,
     isRoot: typeof process.getuid === "function" && process.getuid() === 0,
   };
 }

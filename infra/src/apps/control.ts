@@ -1,12 +1,12 @@
 // Starting, stopping, inspecting and killing the supervised application processes.
 import fs from "node:fs";
 import path from "node:path";
-import type { ChaosEvent } from "../chaos.ts";
 import { repoRoot } from "../env.ts";
+import type { Stack } from "../open-stack.ts";
 import { isAlive, readPid, signal, spawnDaemon, stopPid, waitFor } from "../proc.ts";
-import type { Stack } from "../stack.ts";
 import { appDefinitions } from "./definitions.ts";
-import { appsDir, readHeld, readState, supervisorPidFile, writeHeld } from "./state.ts";
+import { appsDir, readHeld, readState, supervisorPidFile, writeHeld, writeVariant } from "./state.ts";
+import { type AppVariant, checkVariant, normalizeVariant, sameVariant } from "./variant.ts";
 
 export interface AppStatus {
   name: string;
@@ -22,11 +22,16 @@ export function supervisorPid(s: Stack): number | undefined {
   return isAlive(pid) ? pid : undefined;
 }
 
+/** The variant the running apps were started with ({} when production, or when nothing runs). */
+export function appsVariantInUse(s: Stack): AppVariant {
+  return supervisorPid(s) ? (readState(s.layout)?.variant ?? {}) : {};
+}
+
 export async function appsStatus(s: Stack): Promise<AppStatus[]> {
   const state = readState(s.layout);
   if (!supervisorPid(s) || !state) return [];
   return Promise.all(
-    appDefinitions(s).map(async (a) => {
+    appDefinitions(s, state.variant).map(async (a) => {
       const st = state.apps[a.name];
       const pid = st?.pid && isAlive(st.pid) ? st.pid : null;
       let healthy = pid !== null;
@@ -44,24 +49,22 @@ export async function appsStatus(s: Stack): Promise<AppStatus[]> {
 
 /**
  * Starts the supervisor (if not running) and waits until every service is ready and every relay runs.
- * `extraEnv` replaces ORDERFLOW_APPS_ENV for the apps of this supervisor (the fault lab's switches).
+ * A supervisor started here runs `variant` (default: production); a running one keeps its own.
  */
 export async function startApps(
   s: Stack,
   timeoutMs = 180_000,
-  extraEnv?: Record<string, string>,
+  variant: AppVariant = {},
 ): Promise<AppStatus[]> {
   fs.mkdirSync(appsDir(s.layout), { recursive: true });
   writeHeld(s.layout, []); // `up` means everything runs, whatever a test or an operator held before
   if (!supervisorPid(s)) {
+    checkVariant(variant, appNames(s));
+    writeVariant(s.layout, normalizeVariant(variant));
     spawnDaemon(
       path.join(repoRoot, "node_modules/.bin/tsx"),
       [path.join(repoRoot, "infra/src/apps/supervisor-main.ts")],
-      {
-        logFile: path.join(appsDir(s.layout), "supervisor.log"),
-        cwd: repoRoot,
-        ...(extraEnv ? { env: { ...process.env, ORDERFLOW_APPS_ENV: JSON.stringify(extraEnv) } } : {}),
-      },
+      { logFile: path.join(appsDir(s.layout), "supervisor.log"), cwd: repoRoot },
     );
   }
   return waitFor(
@@ -83,59 +86,53 @@ export async function stopApps(s: Stack): Promise<void> {
   for (const a of Object.values(state?.apps ?? {})) if (a.pid) await stopPid(a.pid, 10_000);
 }
 
-/** The extra environment the running apps were started with ({} when none, or when nothing runs). */
-export function appsExtraEnvInUse(s: Stack): Record<string, string> {
-  return supervisorPid(s) ? (readState(s.layout)?.extraEnv ?? {}) : {};
-}
-
 /**
- * Restarts every app with exactly `extraEnv` (nothing restarts when it is already in use), so the fault
- * lab can switch a pitfall on for one scenario and off again for the next.
+ * Restarts every app as `variant` runs it (nothing restarts when that variant already runs and every app
+ * is healthy), so the fault lab can run its own composition for one scenario and production for the
+ * next. Returns whether it restarted. Throws before stopping anything when the variant is invalid.
  */
-export async function restartAppsWithEnv(s: Stack, extraEnv: Record<string, string>): Promise<boolean> {
-  const current = appsExtraEnvInUse(s);
-  const same = (a: Record<string, string>, b: Record<string, string>) =>
-    Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
-  if (supervisorPid(s) && same(current, extraEnv) && (await appsStatus(s)).every((a) => a.healthy))
+export async function restartAppsWith(s: Stack, variant: AppVariant): Promise<boolean> {
+  checkVariant(variant, appNames(s));
+  if (
+    supervisorPid(s) &&
+    sameVariant(appsVariantInUse(s), variant) &&
+    (await appsStatus(s)).every((a) => a.healthy)
+  )
     return false;
   await stopApps(s);
-  await startApps(s, 180_000, extraEnv);
+  await startApps(s, 180_000, variant);
   return true;
 }
 
+/** `restartAppsWith(s, { env: extraEnv })`: the apps' own entries with extra environment. */
+export const restartAppsWithEnv = (s: Stack, extraEnv: Record<string, string>): Promise<boolean> =>
+  restartAppsWith(s, { env: extraEnv });
+
+const appNames = (s: Stack): string[] => appDefinitions(s).map((a) => a.name);
+
+function known(s: Stack, name: string): void {
+  if (!appNames(s).includes(name)) throw new Error(`unknown app "${name}"; apps: ${appNames(s).join(", ")}`);
+}
+
 /** SIGKILLs one application process ("order", "relay:order", ...); the supervisor restarts it. */
-export async function killApp(s: Stack, name: string): Promise<ChaosEvent> {
-  const startedAt = new Date().toISOString();
-  const st = readState(s.layout)?.apps[name];
-  if (!st)
-    throw new Error(
-      `unknown app "${name}"; apps: ${appDefinitions(s)
-        .map((a) => a.name)
-        .join(", ")}`,
-    );
-  if (!st.pid || !signal(st.pid, "SIGKILL")) throw new Error(`${name} is not running`);
-  return {
-    action: "kill",
-    target: name,
-    startedAt,
-    finishedAt: new Date().toISOString(),
-    detail: { pid: st.pid },
-  };
+export async function killApp(s: Stack, name: string): Promise<{ pid: number }> {
+  known(s, name);
+  const pid = readState(s.layout)?.apps[name]?.pid;
+  if (!pid || !signal(pid, "SIGKILL")) throw new Error(`${name} is not running`);
+  return { pid };
 }
 
 /** Stops one app and keeps it down (the supervisor does not restart it) until `startApp`. */
-export async function stopApp(s: Stack, name: string): Promise<ChaosEvent> {
-  const startedAt = new Date().toISOString();
+export async function stopApp(s: Stack, name: string): Promise<{ pid: number | undefined }> {
   known(s, name);
   writeHeld(s.layout, [...readHeld(s.layout), name]);
   const pid = readState(s.layout)?.apps[name]?.pid ?? undefined;
   await stopPid(pid, 20_000);
-  return { action: "stop", target: name, startedAt, finishedAt: new Date().toISOString(), detail: { pid } };
+  return { pid };
 }
 
 /** Releases an app stopped with `stopApp` and waits until it runs (and, for a service, is ready). */
-export async function startApp(s: Stack, name: string): Promise<ChaosEvent> {
-  const startedAt = new Date().toISOString();
+export async function startApp(s: Stack, name: string): Promise<void> {
   known(s, name);
   writeHeld(
     s.layout,
@@ -144,27 +141,13 @@ export async function startApp(s: Stack, name: string): Promise<ChaosEvent> {
   await waitFor(
     `${name} to run again`,
     async () => (await appsStatus(s)).find((a) => a.name === name)?.healthy,
-    {
-      timeoutMs: 60_000,
-      intervalMs: 500,
-    },
+    { timeoutMs: 60_000, intervalMs: 500 },
   );
-  return { action: "start", target: name, startedAt, finishedAt: new Date().toISOString() };
-}
-
-function known(s: Stack, name: string): void {
-  if (!appDefinitions(s).some((a) => a.name === name)) {
-    throw new Error(
-      `unknown app "${name}"; apps: ${appDefinitions(s)
-        .map((a) => a.name)
-        .join(", ")}`,
-    );
-  }
 }
 
 /** Holds every running app stopped (component tests drive the queues themselves). Idempotent. */
 export async function holdApps(s: Stack): Promise<void> {
-  const names = appDefinitions(s).map((a) => a.name);
+  const names = appNames(s);
   if (names.every((n) => readHeld(s.layout).includes(n))) return;
   writeHeld(s.layout, names);
   const state = readState(s.layout);

@@ -4,10 +4,11 @@ import path from "node:path";
 import { doneOnConfirm, publishedBy } from "@orderflow/contracts";
 import { amqpUrlsFor } from "../broker-urls.ts";
 import { repoRoot } from "../env.ts";
+import type { Stack } from "../open-stack.ts";
 import { serviceUrl } from "../postgres.ts";
 import { redisUrl } from "../redis.ts";
 import { SERVICE_NAMES, type ServiceName } from "../services.ts";
-import type { Stack } from "../stack.ts";
+import type { AppVariant } from "./variant.ts";
 
 export interface AppDefinition {
   name: string; // "order" or "relay:order"
@@ -15,6 +16,8 @@ export interface AppDefinition {
   service: ServiceName;
   command: string;
   args: string[];
+  /** The repo-relative file it runs: its own main, or the variant's entry. */
+  entry: string;
   env: Record<string, string>;
   /** For services: their HTTP base URL (readiness at /health/ready). */
   url?: string;
@@ -25,20 +28,26 @@ export interface AppDefinition {
 const node = process.execPath;
 const run = (file: string) => ["--import", "tsx", path.join(repoRoot, file)];
 
-export function appDefinitions(s: Stack, extraEnv: Record<string, string> = {}): AppDefinition[] {
+/** Each app as `variant` runs it (production when `{}`): its entry file and its environment. */
+export function appDefinitions(s: Stack, variant: AppVariant = {}): AppDefinition[] {
   const host = "127.0.0.1";
+  const extraEnv = variant.env ?? {};
+  const entry = (name: string, own: string) => variant.entries?.[name] ?? own;
   const url = (svc: ServiceName) => `http://${host}:${s.layout.servicePorts[svc]}`;
   return SERVICE_NAMES.flatMap((svc): AppDefinition[] => {
     const P = svc.toUpperCase();
     const db = serviceUrl(s.pg, svc);
     const amqp = amqpUrlsFor(s, svc).join(",");
+    const serviceEntry = entry(svc, `services/${svc}/src/main.ts`);
+    const relayEntry = entry(`relay:${svc}`, "packages/outbox/src/relay-main.ts");
     return [
       {
         name: svc,
         kind: "service",
         service: svc,
         command: node,
-        args: run(`services/${svc}/src/main.ts`),
+        args: run(serviceEntry),
+        entry: serviceEntry,
         url: url(svc),
         env: {
           [`${P}_HOST`]: host,
@@ -57,7 +66,8 @@ export function appDefinitions(s: Stack, extraEnv: Record<string, string> = {}):
         kind: "relay",
         service: svc,
         command: node,
-        args: run("packages/outbox/src/relay-main.ts"),
+        args: run(relayEntry),
+        entry: relayEntry,
         env: {
           OUTBOX_DATABASE_URL: db,
           OUTBOX_AMQP_URLS: amqp,

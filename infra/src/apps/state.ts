@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Layout } from "../layout.ts";
+import type { AppVariant } from "./variant.ts";
 
 export interface AppState {
   pid: number | null;
@@ -14,8 +15,8 @@ export interface AppState {
 export interface SupervisorState {
   supervisorPid: number;
   apps: Record<string, AppState>;
-  /** The extra environment (ORDERFLOW_APPS_ENV) every app was started with, e.g. a fault-lab switch. */
-  extraEnv?: Record<string, string>;
+  /** What the apps run when not their own configuration (the fault lab's variants); absent: production. */
+  variant?: AppVariant;
 }
 
 export const appsDir = (layout: Layout) => path.join(layout.stackDir, "apps");
@@ -50,4 +51,21 @@ export function readHeld(layout: Layout): string[] {
 export function writeHeld(layout: Layout, names: string[]): void {
   fs.mkdirSync(appsDir(layout), { recursive: true }); // `down` after an `up` interrupted before the apps
   fs.writeFileSync(heldFile(layout), JSON.stringify([...new Set(names)]));
+}
+
+// The variant the next supervisor starts with: written by whoever starts it, read by the supervisor once.
+// Mode 600: the environment may carry broker URLs with their passwords.
+const variantFile = (layout: Layout) => path.join(appsDir(layout), "variant.json");
+
+export function writeVariant(layout: Layout, variant: AppVariant): void {
+  fs.mkdirSync(appsDir(layout), { recursive: true });
+  fs.writeFileSync(variantFile(layout), JSON.stringify(variant), { mode: 0o600 });
+}
+
+export function readVariant(layout: Layout): AppVariant {
+  try {
+    return JSON.parse(fs.readFileSync(variantFile(layout), "utf8")) as AppVariant;
+  } catch {
+    return {};
+  }
 }

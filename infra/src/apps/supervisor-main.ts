@@ -6,24 +6,26 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { inheritedEnv, readInfraEnv, repoRoot } from "../env.ts";
+import { openStack } from "../open-stack.ts";
 import { readPid } from "../proc.ts";
-import { openStack } from "../stack.ts";
 import { type AppDefinition, appDefinitions } from "./definitions.ts";
 import {
   type AppState,
   appsDir,
   readHeld,
+  readVariant,
   type SupervisorState,
   supervisorPidFile,
   writeState,
 } from "./state.ts";
 
-const env = readInfraEnv();
-const stack = openStack(env, false);
-const apps = appDefinitions(stack, env.appsExtraEnv);
+const stack = openStack(readInfraEnv(), false);
+// Whoever started this supervisor wrote the variant it runs (control.ts startApps); {} is production.
+const variant = readVariant(stack.layout);
+const apps = appDefinitions(stack, variant);
 const state: SupervisorState = {
   supervisorPid: process.pid,
-  extraEnv: env.appsExtraEnv,
+  ...(Object.keys(variant).length > 0 ? { variant } : {}),
   apps: Object.fromEntries(
     apps.map((a): [string, AppState] => [
       a.name,

@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { parseCli } from "@orderflow/config";
 import {
   type ChaosEvent,
   killApplication,
@@ -14,6 +15,15 @@ import {
 } from "@orderflow/infra";
 import { absorbedCounters, audit } from "../audit/audit.ts";
 import type { LedgerOrder, RunLedger } from "../audit/ledger.ts";
+
+parseCli(
+  {
+    usage: `usage: pnpm demo   (no arguments; against a running stack: pnpm stack up first)
+  240 orders at 30/s over 10 SKUs while the leader of inventory.order-events and then the inventory
+  service are killed with SIGKILL; then every order's final state and the audit's verdict`,
+  },
+  process.argv.slice(2),
+);
 
 const ORDERS = 240;
 const RATE_PER_S = 30;

@@ -1,7 +1,8 @@
 // `pnpm fault <scenario>` / `pnpm fault all` [--duration 20s] [--long] [--rate N]: runs scenarios
 // against the local stack, writes reports/fault/<scenario>/<run>.json|.html, and exits 1 when a
 // scenario's verdict is not the one it expects.
-import { openStack, restartAppsWithEnv } from "@orderflow/infra";
+import { parseCli } from "@orderflow/config";
+import { openStack, restartAppsWith } from "@orderflow/infra";
 import { parseDuration } from "../duration.ts";
 import { readLoadTestsEnv } from "../env.ts";
 import { describeMachine } from "../machine.ts";
@@ -10,29 +11,40 @@ import { latestRuns } from "./latest.ts";
 import { SCENARIOS } from "./scenarios/index.ts";
 import { writeLabSummary } from "./summary.ts";
 
-function parseArgs(argv: string[]) {
-  const names: string[] = [];
-  let durationMs: number | undefined;
-  let long = false;
-  let rate: number | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === "--long") long = true;
-    else if (a === "--duration") durationMs = parseDuration(argv[++i] ?? "", "--duration");
-    else if (a === "--rate") rate = Number(argv[++i]);
-    else if (a === "--") continue;
-    else names.push(a);
-  }
-  return { names, durationMs: durationMs ?? (long ? 180_000 : 20_000), long, rate };
+const USAGE = `usage: pnpm fault <scenario...|all> [--duration 20s] [--long] [--rate N]
+       pnpm fault summary   (table of the latest run of each scenario)
+  --duration D   load per scenario, a k6 duration like 20s or 1m30s (default 20s, 180s with --long)
+  --long         the long version: 180 s of load unless --duration says otherwise
+  --rate N       orders per second offered (default: each scenario's own, 12/s)
+scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}`;
+
+function readArgs(argv: string[]) {
+  const { values, positionals, fail, check } = parseCli(
+    {
+      usage: USAGE,
+      options: { duration: { type: "string" }, long: { type: "boolean" }, rate: { type: "string" } },
+      positionals: { min: 1, max: SCENARIOS.length + 1 },
+    },
+    argv,
+  );
+  const known = new Set(["all", "summary", ...SCENARIOS.map((s) => s.name)]);
+  const unknown = positionals.filter((n) => !known.has(n));
+  if (unknown.length > 0) fail(`unknown scenario ${unknown.map((n) => `"${n}"`).join(", ")}`);
+  if (positionals.includes("summary") && positionals.length > 1) fail("summary takes no scenario");
+  const rate = values.rate === undefined ? undefined : Number(values.rate);
+  if (rate !== undefined && !(Number.isFinite(rate) && rate > 0))
+    fail(`--rate must be a number of orders per second above 0, got "${values.rate}"`);
+  const long = values.long ?? false;
+  const durationMs =
+    values.duration === undefined
+      ? long
+        ? 180_000
+        : 20_000
+      : check(() => parseDuration(values.duration as string, "--duration"));
+  return { names: positionals, durationMs, long, rate };
 }
 
-const args = parseArgs(process.argv.slice(2));
-if (args.names.length === 0) {
-  process.stdout.write(
-    `usage: pnpm fault <scenario...|all> [--duration 20s] [--long] [--rate N]\n       pnpm fault summary   (table of the latest run of each scenario)\nscenarios: ${SCENARIOS.map((s) => s.name).join(", ")}\n`,
-  );
-  process.exit(2);
-}
+const args = readArgs(process.argv.slice(2));
 const env = readLoadTestsEnv();
 if (args.names[0] === "summary") {
   const dir = faultReportsDir(env.reportsDir);
@@ -58,5 +70,5 @@ try {
   process.exitCode = runs.every((r) => r.expectation.passed) ? 0 : 1;
 } finally {
   // Leave the stack as `stack up` made it: no lab switch, no proxy.
-  await restartAppsWithEnv(stack, {});
+  await restartAppsWith(stack, {});
 }

@@ -2,7 +2,7 @@
 // fault script beside it, the per-second samples, then the bounded audit, the files and the verdict.
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { healInfrastructure, listQueues, restartAppsWithEnv, type Stack } from "@orderflow/infra";
+import { healInfrastructure, listQueues, restartAppsWith, type Stack } from "@orderflow/infra";
 import { absorbedCounters, audit } from "../audit/audit.ts";
 import { createJsonlWriter, type LedgerEntry, recordSuccesses } from "../ledger.ts";
 import {
@@ -84,10 +84,10 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     facts.repairedBeforeRun = repaired;
     o.log(`[${sc.name}] found down and started before the run: ${repaired.join(", ")}`);
   }
-  const env = (await sc.appsEnv?.(s, facts)) ?? {};
+  const variant = (await sc.apps?.(s, facts)) ?? {};
   // Broker URLs carry credentials: the log shows them masked.
-  o.log(`[${sc.name}] apps env ${JSON.stringify(env).replace(/\/\/([^:/@]+):[^@]+@/g, "//$1:***@")}`);
-  if (await restartAppsWithEnv(s, env)) o.log(`[${sc.name}] apps restarted with that env`);
+  o.log(`[${sc.name}] apps ${JSON.stringify(variant).replace(/\/\/([^:/@]+):[^@]+@/g, "//$1:***@")}`);
+  if (await restartAppsWith(s, variant)) o.log(`[${sc.name}] apps restarted as that variant`);
 
   const work = createWorkload(prefix);
   await seedStock(s, work.initialStock);

@@ -1,6 +1,6 @@
 // What a scenario is: a name, the apps' environment it needs (a pitfall switch, a proxy), a fault
 // script that runs while the load does, and what its audit must show to pass.
-import type { Stack } from "@orderflow/infra";
+import type { AppVariant, Stack } from "@orderflow/infra";
 import type { AuditResult } from "../audit/audit.ts";
 import type { RunResult } from "../result.ts";
 
@@ -38,14 +38,14 @@ export interface Scenario {
   name: string;
   kind: "normal" | "pitfall";
   summary: string;
-  /** ORDERFLOW_APPS_ENV for the apps during this scenario ({} = the normal configuration). */
-  appsEnv?: (
-    s: Stack,
-    facts: Record<string, unknown>,
-  ) => Promise<Record<string, string>> | Record<string, string>;
+  /**
+   * How the stack runs the apps during this scenario: extra environment and/or the lab's entry files
+   * instead of the apps' own (infra's AppVariant; {} = the services' own processes, as deployed).
+   */
+  apps?: (s: Stack, facts: Record<string, unknown>) => Promise<AppVariant> | AppVariant;
   /** Runs beside the load; returns when its last fault is healed. */
   fault?: (ctx: FaultContext) => Promise<void>;
-  /** Cleans up what appsEnv or fault set up (a proxy), after the audit. */
+  /** Cleans up what apps or fault set up (a proxy), after the audit. */
   cleanup?: (facts: Record<string, unknown>) => Promise<void>;
   /** The fault needs at least this much load around it (the broker outage lasts 20 s). */
   minDurationMs?: number;

@@ -1,2 +1,3 @@
 export { applyMigrations, type MigrateResult, type MigrationFile, readMigrations } from "./migrate.ts";
+export type { RunTransaction } from "./run-transaction.ts";
 export { pgTransaction, type SqlTx } from "./sql-tx.ts";

@@ -3,7 +3,8 @@
 // and its OpenAPI document. Each service adds its own routes to the returned instance.
 import { randomUUID } from "node:crypto";
 import swagger from "@fastify/swagger";
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type { Logger } from "@orderflow/logging";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Registry } from "prom-client";
 import { installProblemHandlers, sendProblem } from "./error-handler.ts";
 import { problemBody } from "./problems.ts";
@@ -16,7 +17,8 @@ export interface BaseAppOptions {
   /** Each dependency's readiness check; /health/ready answers 503 naming those that fail. */
   readiness: Record<string, () => Promise<boolean>>;
   metrics: Registry;
-  logger?: FastifyServerOptions["logger"];
+  /** The process's logger: request lines then share its format and fields. Default: no request logs. */
+  logger?: Logger;
   /** Bytes; larger bodies get 413. Default 64 KiB. */
   bodyLimit?: number;
 }
@@ -24,8 +26,10 @@ export interface BaseAppOptions {
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function createBaseApp(opts: BaseAppOptions): Promise<FastifyInstance> {
+  // Typed as fastify's own logger interface, so routes keep the plain FastifyInstance type.
+  const loggerInstance: FastifyBaseLogger | undefined = opts.logger;
   const app = Fastify({
-    logger: opts.logger ?? false,
+    ...(loggerInstance ? { loggerInstance } : { logger: false }),
     bodyLimit: opts.bodyLimit ?? 64 * 1024,
     // The correlation id travels from the HTTP request into every event and back; accept the caller's.
     genReqId: (req) => {
@@ -56,8 +60,9 @@ export async function createBaseApp(opts: BaseAppOptions): Promise<FastifyInstan
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
-  app.get("/health/live", { schema: { hide: true } }, async () => ({ status: "ok" }));
-  app.get("/health/ready", { schema: { hide: true } }, async (_req, reply) => {
+  // Probes and scrapes arrive every few seconds: logged only when they fail.
+  app.get("/health/live", { schema: { hide: true }, logLevel: "warn" }, async () => ({ status: "ok" }));
+  app.get("/health/ready", { schema: { hide: true }, logLevel: "warn" }, async (_req, reply) => {
     const entries = await Promise.all(
       Object.entries(opts.readiness).map(async ([name, check]) => {
         try {
@@ -74,7 +79,7 @@ export async function createBaseApp(opts: BaseAppOptions): Promise<FastifyInstan
     }
     return { status: "ready", checks };
   });
-  app.get("/metrics", { schema: { hide: true } }, async (_req, reply) =>
+  app.get("/metrics", { schema: { hide: true }, logLevel: "warn" }, async (_req, reply) =>
     reply.type(opts.metrics.contentType).send(await opts.metrics.metrics()),
   );
   return app;

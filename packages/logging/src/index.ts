@@ -22,6 +22,9 @@ export function createLogger(opts: CreateLoggerOptions): Logger {
     level: opts.level,
     // ISO time reads in any log viewer; pino's default epoch milliseconds do not.
     timestamp: pino.stdTimeFunctions.isoTime,
+    // Every line names what happened ("relay.broker_unavailable"): the key the stack's log readers,
+    // tests and the fault lab's reports look for.
+    messageKey: "event",
     formatters: { level: (label) => ({ level: label }) },
   };
   return opts.destination ? pino(options, opts.destination) : pino(options);

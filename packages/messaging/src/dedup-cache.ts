@@ -1,8 +1,8 @@
 // Redis as an early skip for messages already applied. A key is written only AFTER the inbox row
 // committed, so "known" always means "applied"; "unknown" (or Redis down, slow, restarting) means
 // "ask the database", which decides. Every call is bounded and never queued while Redis is offline.
+import { type Logger, silentLogger } from "@orderflow/logging";
 import { Redis } from "ioredis";
-import type { Logger } from "./logger.ts";
 
 export interface DedupCache {
   /** True only when the message was certainly applied; false when unknown or Redis is unavailable. */
@@ -26,7 +26,7 @@ export interface RedisDedupOptions {
 
 export function createRedisDedupCache(opts: RedisDedupOptions): DedupCache {
   const timeoutMs = opts.timeoutMs ?? 150;
-  const log = opts.log ?? (() => {});
+  const log = opts.log ?? silentLogger;
   const redis = new Redis(opts.url, {
     // No offline queue: while Redis is down, commands fail at once instead of stalling the consumer.
     enableOfflineQueue: false,
@@ -41,7 +41,7 @@ export function createRedisDedupCache(opts: RedisDedupOptions): DedupCache {
     // Reconnection is ioredis' job; log at most every 10 s.
     if (Date.now() - lastErrorLogged > 10_000) {
       lastErrorLogged = Date.now();
-      log("warn", "redis unavailable; dedup falls back to the database", { error: e.message });
+      log.warn({ error: e.message }, "dedup_cache.redis_unavailable_fallback_to_database");
     }
   });
   const key = (c: string, id: string) => `${opts.keyPrefix ?? "inbox"}:${c}:${id}`;

@@ -1,171 +1,135 @@
 // The fate of one delivery, decided in this order: contract check -> (Redis early skip) -> one DB
 // transaction holding the inbox claim and the handler's effect -> commit -> ack. A handler failure
-// becomes a retry through the tiers or a parking; nothing here stops the consumer.
-import type { EventPayload, EventType } from "@orderflow/contracts";
-import type { SqlTx } from "@orderflow/db";
+// becomes a retry through the tiers or a parking (settle.ts); nothing here stops the consumer.
+import { type EventType, HEADERS } from "@orderflow/contracts";
+import type { RunTransaction, SqlTx } from "@orderflow/db";
+import type { Logger } from "@orderflow/logging";
 import type { Channel, ConsumeMessage } from "amqplib";
-import type { ConfirmPublisher } from "./confirm-publisher.ts";
-import type { LabConsumerPitfalls } from "./consumer.ts";
+import type { Handler, HandlerResult, Handlers, Outcome } from "./consumer-types.ts";
 import type { DedupCache } from "./dedup-cache.ts";
-import { type InboundEvent, type ParkReason, readInbound } from "./inbound.ts";
-import { claimInbox, type TransactionRunner } from "./inbox.ts";
-import type { Logger } from "./logger.ts";
-import { parkTo, retryTo } from "./republish.ts";
+import { type InboundEvent, readInbound } from "./inbound.ts";
+import type { Inbox } from "./inbox.ts";
+import type { Delivery, Settle } from "./settle.ts";
 import type { RetryTier } from "./topology.ts";
 
-/** void = done. A business rejection (insufficient stock...) is also a success for the message: the
- * handler has written its compensating event (outbox row) in the same tx, and the message is acked. */
-export type HandlerResult = undefined | { rejected: string };
-
-export type Handler<T extends EventType> = (
-  event: InboundEvent<EventPayload<T>> & { type: T },
-  tx: SqlTx,
-  // biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing is a plain "done"
-) => Promise<HandlerResult | void>;
-
-export type Handlers = { [T in EventType]?: Handler<T> };
-
-export type Outcome =
-  | { kind: "done" | "rejected" | "duplicate" | "duplicate-cache"; messageId: string; type: string }
-  | {
-      kind: "retried";
-      messageId: string;
-      type: string;
-      tier: RetryTier;
-      /** The attempt number the copy carries; not increased for an infrastructure failure. */
-      attempt: number;
-      error: string;
-      /** The failure came before the handler ran (database unavailable): the attempt was not spent. */
-      infrastructure: boolean;
-    }
-  | { kind: "parked"; messageId: string | undefined; reason: ParkReason; detail: string }
-  | { kind: "requeued"; messageId: string | undefined; error: string };
-
-export interface DeliveryDeps {
+export interface DeliveryDeps<Tx extends SqlTx> {
   queue: string;
   consumerName: string;
-  handlers: Handlers;
-  transaction: TransactionRunner;
+  handlers: Handlers<Tx>;
+  transaction: RunTransaction<Tx>;
   dedupCache: DedupCache | undefined;
+  dedupKey: (event: InboundEvent) => string;
+  inbox: Inbox;
   schedule: readonly RetryTier[];
   isTransient: (e: unknown) => boolean;
-  /** Confirm publisher for retries and parking. */
-  publisher: ConfirmPublisher;
+  settle: Settle;
   log: Logger;
   report: (o: Outcome) => void;
-  lab?: LabConsumerPitfalls;
+}
+
+type Applied =
+  | { ok: true; dup: boolean; result: HandlerResult }
+  | { ok: false; error: string; cause: unknown; handlerRan: boolean };
+
+/** A logger for one delivery: every line about it carries these four fields. */
+function deliveryLog(log: Logger, queue: string, msg: ConsumeMessage): Logger {
+  const p = msg.properties;
+  const h = (p.headers ?? {}) as Record<string, unknown>;
+  const correlationId = h[HEADERS.correlationId] ?? p.correlationId;
+  return log.child({
+    messageId: p.messageId,
+    correlationId: correlationId === undefined ? undefined : String(correlationId),
+    eventType: p.type,
+    queue,
+  });
+}
+
+/** The inbox claim and the handler in one transaction: both commit, or neither. */
+async function applyOnce<Tx extends SqlTx>(
+  deps: DeliveryDeps<Tx>,
+  ev: InboundEvent,
+  key: string,
+  handler: Handler<EventType, Tx>,
+): Promise<Applied> {
+  let handlerRan = false;
+  try {
+    return await deps.transaction(async (tx) => {
+      if (!(await deps.inbox.claim(tx, deps.consumerName, key, ev.type)))
+        return { ok: true, dup: true, result: undefined } as const;
+      handlerRan = true;
+      const r = await handler(ev as Parameters<Handler<EventType, Tx>>[0], tx);
+      return { ok: true, dup: false, result: r ?? undefined } as const;
+    });
+  } catch (e) {
+    const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    return { ok: false, error, cause: e, handlerRan };
+  }
+}
+
+function onFailure<Tx extends SqlTx>(
+  deps: DeliveryDeps<Tx>,
+  d: Delivery,
+  ev: InboundEvent,
+  f: Extract<Applied, { ok: false }>,
+): Promise<void> {
+  const { schedule, settle } = deps;
+  const base = { type: ev.type, messageId: ev.envelope.messageId, error: f.error };
+  if (!f.handlerRan) {
+    // The database failed before the handler ran (down, pool exhausted): not the message's fault.
+    // Retry without spending its attempts, so an outage longer than the tiers parks nothing; it
+    // cycles through the tier it is on (at most every 30 s) until the database is back.
+    const tier = schedule[Math.min(ev.attempt, schedule.length - 1)] as RetryTier;
+    d.log.error({ error: f.error }, "consumer.database_unavailable_retry_uncounted");
+    return settle.retry(d, { ...base, tier, attempt: ev.attempt, infrastructure: true });
+  }
+  if (!deps.isTransient(f.cause)) return settle.park(d, "poison", f.error);
+  if (ev.attempt >= schedule.length)
+    return settle.park(d, "attempts-exhausted", `${ev.attempt} retries; last: ${f.error}`);
+  const tier = schedule[ev.attempt] as RetryTier;
+  return settle.retry(d, { ...base, tier, attempt: ev.attempt + 1, infrastructure: false });
+}
+
+async function decide<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, d: Delivery): Promise<void> {
+  const { settle, report } = deps;
+  const inbound = readInbound(d.msg);
+  if (!inbound.ok) return settle.park(d, inbound.reason, inbound.detail);
+  const ev = inbound.event;
+  const id = ev.envelope.messageId;
+  const handler = deps.handlers[ev.type] as Handler<EventType, Tx> | undefined;
+  if (!handler) return settle.park(d, "no-handler", `${deps.consumerName} has no handler for ${ev.type}`);
+  const key = deps.dedupKey(ev);
+  if (deps.dedupCache && (await deps.dedupCache.isKnown(deps.consumerName, key))) {
+    report({ kind: "duplicate-cache", messageId: id, type: ev.type });
+    return settle.ack(d);
+  }
+  const applied = await applyOnce(deps, ev, key, handler);
+  if (!applied.ok) return onFailure(deps, d, ev, applied);
+  // Committed: now (and only now) the message may go.
+  if (deps.dedupCache) await deps.dedupCache.remember(deps.consumerName, key);
+  const kind = applied.dup
+    ? "duplicate"
+    : applied.result && "rejected" in applied.result
+      ? "rejected"
+      : "done";
+  report({ kind, messageId: id, type: ev.type });
+  settle.ack(d);
 }
 
 /** Returns deliver(ch, msg): settles one delivery (ack, or nack with requeue when it cannot be moved). */
-export function createDelivery(deps: DeliveryDeps): (ch: Channel, msg: ConsumeMessage) => Promise<void> {
-  const { publisher, log, report, schedule, isTransient } = deps;
-
-  const lab = deps.lab ?? {};
-  function ack(ch: Channel, msg: ConsumeMessage): void {
-    if (lab.autoAck) return; // the broker already forgot it when it sent it
+export function createDelivery<Tx extends SqlTx>(
+  deps: DeliveryDeps<Tx>,
+): (ch: Channel, msg: ConsumeMessage) => Promise<void> {
+  return async (ch, msg) => {
+    const d: Delivery = { ch, msg, log: deliveryLog(deps.log, deps.queue, msg) };
     try {
-      ch.ack(msg);
+      await decide(deps, d);
     } catch (e) {
-      // The channel died after commit: the broker redelivers and the inbox turns it into a no-op.
-      log("warn", "ack lost with its channel; redelivery will be deduplicated", {
-        error: (e as Error).message,
-      });
+      // Unexpected (a bug here, not in a handler): keep consuming; the broker will redeliver.
+      d.log.error({ error: (e as Error).message }, "consumer.unexpected_failure");
+      deps.report({ kind: "requeued", messageId: msg.properties.messageId, error: (e as Error).message });
+      try {
+        d.ch.nack(msg, false, true);
+      } catch {}
     }
-  }
-
-  function requeue(ch: Channel, msg: ConsumeMessage, error: string): void {
-    report({ kind: "requeued", messageId: msg.properties.messageId, error });
-    if (lab.autoAck) return; // nothing to give back: lost
-    try {
-      ch.nack(msg, false, true);
-    } catch {}
-  }
-
-  async function park(ch: Channel, msg: ConsumeMessage, reason: ParkReason, detail: string): Promise<void> {
-    try {
-      await parkTo(publisher, deps.queue, deps.consumerName, msg, reason, detail);
-    } catch (e) {
-      // Not parked: give it back to the broker (counts toward x-delivery-limit, whose dead-letter target
-      // is the same parking lot).
-      log("error", "parking failed; message requeued", { reason, error: (e as Error).message });
-      return requeue(ch, msg, (e as Error).message);
-    }
-    log("warn", "message parked", { queue: deps.queue, messageId: msg.properties.messageId, reason, detail });
-    report({ kind: "parked", messageId: msg.properties.messageId, reason, detail });
-    ack(ch, msg);
-  }
-
-  async function retry(
-    ch: Channel,
-    msg: ConsumeMessage,
-    type: string,
-    id: string,
-    tier: RetryTier,
-    attempt: number,
-    error: string,
-    infrastructure: boolean,
-  ): Promise<void> {
-    try {
-      await retryTo(publisher, deps.queue, msg, tier, attempt, error);
-    } catch (pe) {
-      log("error", "retry publish failed; message requeued", { error: (pe as Error).message });
-      return requeue(ch, msg, (pe as Error).message);
-    }
-    report({ kind: "retried", messageId: id, type, tier, attempt, error, infrastructure });
-    ack(ch, msg);
-  }
-
-  async function deliver(ch: Channel, msg: ConsumeMessage): Promise<void> {
-    const inbound = readInbound(msg);
-    if (!inbound.ok) return park(ch, msg, inbound.reason, inbound.detail);
-    const ev = inbound.event;
-    const id = ev.envelope.messageId;
-    // The inbox key: the message id (one per message). The lab's dedup-by-business-id pitfall keys on
-    // the order instead, so an order's second message looks like a duplicate of its first.
-    const dedupKey = lab.dedupKey ? lab.dedupKey(ev) : id;
-    const handler = deps.handlers[ev.type] as Handler<EventType> | undefined;
-    if (!handler) return park(ch, msg, "no-handler", `${deps.consumerName} has no handler for ${ev.type}`);
-
-    if (deps.dedupCache && (await deps.dedupCache.isKnown(deps.consumerName, dedupKey))) {
-      report({ kind: "duplicate-cache", messageId: id, type: ev.type });
-      return ack(ch, msg);
-    }
-    let result:
-      | { dup: true }
-      | {
-          dup: false; // biome-ignore lint/suspicious/noConfusingVoidType: what a handler may return
-          r: HandlerResult | void;
-        };
-    let handlerRan = false;
-    try {
-      result = await deps.transaction(async (tx) => {
-        if (lab.inbox !== false && !(await claimInbox(tx, deps.consumerName, dedupKey, ev.type)))
-          return { dup: true } as const;
-        handlerRan = true;
-        return { dup: false, r: await handler(ev as Parameters<Handler<EventType>>[0], tx) } as const;
-      });
-    } catch (e) {
-      const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-      if (!handlerRan) {
-        // The database failed before the handler ran (down, pool exhausted): not the message's fault.
-        // Retry without spending its attempts, so an outage longer than the tiers parks nothing; it
-        // cycles through the tier it is on (at most every 30 s) until the database is back.
-        const tier = schedule[Math.min(ev.attempt, schedule.length - 1)] as RetryTier;
-        log("error", "database unavailable before the handler; retrying without counting", { error });
-        return retry(ch, msg, ev.type, id, tier, ev.attempt, error, true);
-      }
-      if (!isTransient(e)) return park(ch, msg, "poison", error);
-      if (ev.attempt >= schedule.length)
-        return park(ch, msg, "attempts-exhausted", `${ev.attempt} retries; last: ${error}`);
-      return retry(ch, msg, ev.type, id, schedule[ev.attempt] as RetryTier, ev.attempt + 1, error, false);
-    }
-    // Committed: now (and only now) the message may go.
-    if (deps.dedupCache) await deps.dedupCache.remember(deps.consumerName, dedupKey);
-    if (result.dup) report({ kind: "duplicate", messageId: id, type: ev.type });
-    else if (result.r && "rejected" in result.r) report({ kind: "rejected", messageId: id, type: ev.type });
-    else report({ kind: "done", messageId: id, type: ev.type });
-    ack(ch, msg);
-  }
-
-  return deliver;
+  };
 }

@@ -6,6 +6,7 @@ export type MessagingErrorCode =
   | "CONFIRM_TIMEOUT"
   | "PUBLISH_NACKED"
   | "UNROUTABLE"
+  | "REFUSED"
   | "IN_FLIGHT_FULL"
   | "CHANNEL_CLOSED"
   | "RETENTION_TOO_SHORT"

@@ -1,8 +1,14 @@
 // The inbox: the truth about which messages a consumer has applied. One SQL operation per function.
-import type { SqlTx } from "@orderflow/db";
+import type { RunTransaction, SqlTx } from "@orderflow/db";
 
-/** Runs fn in one database transaction (with Prisma: `(fn) => prisma.$transaction(fn)`). */
-export type TransactionRunner = <T>(fn: (tx: SqlTx) => Promise<T>) => Promise<T>;
+/** Where a consumer records what it applied, inside the handler's transaction (a consumer seam). */
+export interface Inbox {
+  /**
+   * Records (consumer, key) inside `tx`. True when this transaction claimed it (apply the effect), false
+   * when it was applied before (a duplicate: skip).
+   */
+  claim(tx: SqlTx, consumer: string, key: string, messageType: string): Promise<boolean>;
+}
 
 /**
  * Records (consumer, messageId) inside the caller's transaction. True when this transaction claimed it,
@@ -24,9 +30,12 @@ export async function claimInbox(
   return inserted === 1;
 }
 
+/** The consumer's default inbox: the `inbox` table of INBOX_MIGRATIONS_DIR, in the service's database. */
+export const sqlInbox: Inbox = { claim: claimInbox };
+
 /** Deletes inbox rows older than retentionMs, batchSize rows per transaction; returns how many. */
-export async function cleanupInbox(
-  transaction: TransactionRunner,
+export async function cleanupInbox<Tx extends SqlTx>(
+  transaction: RunTransaction<Tx>,
   opts: { retentionMs: number; batchSize?: number; maxBatches?: number },
 ): Promise<number> {
   const batch = opts.batchSize ?? 1_000;

@@ -1,8 +1,8 @@
-export {
-  type ConfirmPublisher,
-  type ConfirmPublisherOptions,
-  createConfirmPublisher,
-} from "./confirm-publisher.ts";
+// @orderflow/messaging: everything between a service and RabbitMQ (see README.md for the surface).
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export { createConfirmPublisher } from "./confirm-publisher.ts";
 export {
   type BrokerConnection,
   type ConnectionHealth,
@@ -10,6 +10,7 @@ export {
   createBrokerConnection,
 } from "./connection.ts";
 export {
+  type AckMode,
   type Consumer,
   type ConsumerFaults,
   type ConsumerHealth,
@@ -17,16 +18,20 @@ export {
   type Handler,
   type HandlerResult,
   type Handlers,
-  type LabConsumerPitfalls,
   type Outcome,
   startConsumer,
 } from "./consumer.ts";
 export { createRedisDedupCache, type DedupCache, type RedisDedupOptions } from "./dedup-cache.ts";
 export { MessagingError, type MessagingErrorCode, PoisonMessageError, TransientError } from "./errors.ts";
 export { ATTEMPT_HEADER, type InboundEvent, type ParkReason, readInbound } from "./inbound.ts";
-export { claimInbox, cleanupInbox, type TransactionRunner } from "./inbox.ts";
-export { consoleLogger, type Logger, silentLogger } from "./logger.ts";
+export { claimInbox, cleanupInbox, type Inbox, sqlInbox } from "./inbox.ts";
 export { publishEvent } from "./publish-event.ts";
+export type {
+  ConfirmPublisher,
+  ConfirmPublisherOptions,
+  OutgoingMessage,
+  PublishOutcome,
+} from "./publisher-types.ts";
 export { type RedriveResult, redrive } from "./redrive.ts";
 export { PARK_HEADERS } from "./republish.ts";
 export { assertRetention, type RetentionConfig, redeliveryHorizonMs } from "./retention.ts";
@@ -40,3 +45,11 @@ export {
   retryRoutingKey,
   TIER_MS,
 } from "./topology.ts";
+
+/** The inbox's Prisma-format migrations folder, for `applyMigrations({ migrationsDirs: [...] })`. */
+export const INBOX_MIGRATIONS_DIR = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "prisma",
+  "migrations",
+);

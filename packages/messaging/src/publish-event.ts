@@ -1,7 +1,7 @@
 // Publishing one event the way every consumer expects it (see @orderflow/contracts' envelope):
 // to orderflow.events, routing key = event type, body = payload JSON, confirmed by the broker.
 import { amqpProperties, type Envelope } from "@orderflow/contracts";
-import type { ConfirmPublisher } from "./confirm-publisher.ts";
+import type { ConfirmPublisher } from "./publisher-types.ts";
 import { EXCHANGES } from "./topology.ts";
 
 export function publishEvent(
@@ -9,10 +9,10 @@ export function publishEvent(
   envelope: Envelope,
   payload: unknown,
 ): Promise<void> {
-  return publisher.publish(
-    EXCHANGES.events,
-    envelope.type,
-    Buffer.from(JSON.stringify(payload)),
-    amqpProperties(envelope),
-  );
+  return publisher.publish({
+    exchange: EXCHANGES.events,
+    routingKey: envelope.type,
+    body: Buffer.from(JSON.stringify(payload)),
+    properties: amqpProperties(envelope),
+  });
 }

@@ -3,7 +3,7 @@
 // unacked until the end, then return to the parking lot in their order (channel close requeues them).
 
 import { createConfirmPublisher } from "./confirm-publisher.ts";
-import type { BrokerConnection } from "./connection.ts";
+import type { BrokerConnection } from "./connection-types.ts";
 import { ATTEMPT_HEADER } from "./inbound.ts";
 import { carriedProperties, PARK_HEADERS } from "./republish.ts";
 import { parkingQueue } from "./topology.ts";
@@ -41,7 +41,12 @@ export async function redrive(
       headers["x-redriven-at"] = new Date().toISOString();
       // Straight to the work queue (default exchange), not through orderflow.events: other subscribers of
       // the event already have their copy.
-      await publisher.publish("", queue, msg.content, carriedProperties(msg as never, headers));
+      await publisher.publish({
+        exchange: "",
+        routingKey: queue,
+        body: msg.content,
+        properties: carriedProperties(msg, headers),
+      });
       ch.ack(msg);
       moved.push(id ?? "(no id)");
     }

@@ -2,8 +2,8 @@
 // the parking lot with the reason in headers. Both keep the original body and properties, so a redrive
 // puts back exactly what arrived.
 import type { ConsumeMessage, Options } from "amqplib";
-import type { ConfirmPublisher } from "./confirm-publisher.ts";
 import { ATTEMPT_HEADER, type ParkReason } from "./inbound.ts";
+import type { ConfirmPublisher, OutgoingMessage } from "./publisher-types.ts";
 import { EXCHANGES, parkingRoutingKey, type RetryTier, retryRoutingKey } from "./topology.ts";
 
 export const PARK_HEADERS = {
@@ -16,11 +16,17 @@ export const PARK_HEADERS = {
   consumer: "x-parked-by",
 } as const;
 
-/** The properties worth carrying over. userId is dropped (the broker checks it against the publisher). */
-export function carriedProperties(msg: ConsumeMessage, headers: Record<string, unknown>): Options.Publish {
+/**
+ * The properties worth carrying over. userId is dropped (the broker checks it against the publisher).
+ * A message parked for having no id keeps having none ("" is not sent: see publish-batch.ts).
+ */
+export function carriedProperties(
+  msg: Pick<ConsumeMessage, "properties">,
+  headers: Record<string, unknown>,
+): OutgoingMessage["properties"] {
   const p = msg.properties;
-  const out: Options.Publish = { persistent: true, headers };
-  if (p.messageId !== undefined) out.messageId = p.messageId;
+  const out: Options.Publish & { messageId: string } = { persistent: true, headers, messageId: "" };
+  if (p.messageId !== undefined) out.messageId = String(p.messageId);
   if (p.type !== undefined) out.type = p.type;
   if (p.contentType !== undefined) out.contentType = p.contentType;
   if (p.contentEncoding !== undefined) out.contentEncoding = p.contentEncoding;
@@ -46,12 +52,12 @@ export function retryTo(
   error: string,
 ): Promise<void> {
   const headers = { ...baseHeaders(msg), [ATTEMPT_HEADER]: nextAttempt, "x-last-error": error.slice(0, 500) };
-  return publisher.publish(
-    EXCHANGES.retry,
-    retryRoutingKey(queue, tier),
-    msg.content,
-    carriedProperties(msg, headers),
-  );
+  return publisher.publish({
+    exchange: EXCHANGES.retry,
+    routingKey: retryRoutingKey(queue, tier),
+    body: msg.content,
+    properties: carriedProperties(msg, headers),
+  });
 }
 
 export function parkTo(
@@ -72,10 +78,10 @@ export function parkTo(
     [PARK_HEADERS.routingKey]: msg.fields.routingKey,
     [PARK_HEADERS.consumer]: consumer,
   };
-  return publisher.publish(
-    EXCHANGES.parking,
-    parkingRoutingKey(queue),
-    msg.content,
-    carriedProperties(msg, headers),
-  );
+  return publisher.publish({
+    exchange: EXCHANGES.parking,
+    routingKey: parkingRoutingKey(queue),
+    body: msg.content,
+    properties: carriedProperties(msg, headers),
+  });
 }

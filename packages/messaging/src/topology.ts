@@ -1,7 +1,7 @@
 // What a consumer needs to exist on the broker, and a start-up check that it does. Service users may not
 // declare anything (configure `^$`), so the check is passive: `checkQueue`/`checkExchange`. A failed passive
 // check closes its channel (404), so each check gets its own throwaway channel.
-import type { BrokerConnection } from "./connection.ts";
+import type { BrokerConnection } from "./connection-types.ts";
 import { MessagingError } from "./errors.ts";
 
 export const EXCHANGES = {

@@ -1,11 +1,23 @@
 import { amqpUrls, openStack } from "@orderflow/infra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBrokerConnection, createConfirmPublisher, MessagingError } from "../src/index.ts";
+import {
+  createBrokerConnection,
+  createConfirmPublisher,
+  MessagingError,
+  type OutgoingMessage,
+} from "../src/index.ts";
 
 const s = openStack();
 const conn = createBrokerConnection({ urls: amqpUrls(s), name: "publisher-test" });
 const FULL = `msgtest.full-${process.pid}`;
 const SINK = `msgtest.sink-${process.pid}`;
+
+const toQueue = (queue: string, id: string, body = id): OutgoingMessage => ({
+  exchange: "",
+  routingKey: queue,
+  body: Buffer.from(body),
+  properties: { messageId: id },
+});
 
 beforeAll(async () => {
   await conn.ready();
@@ -27,56 +39,68 @@ afterAll(async () => {
 });
 
 describe("confirm publisher", () => {
-  it("rejects nacked publishes and recycles its channel after a run of nacks", async () => {
-    const p = createConfirmPublisher(conn, { recycleAfterFailures: 3 });
+  it("rejects nacked publishes, and a run of nacks recycles the connection without counting as refusals", async () => {
+    const p = createConfirmPublisher(conn, { recycleAfterNacks: 3 });
+    const connectsBefore = conn.health().connects;
     // Quorum queues apply the length limit approximately: publish until the nacks start.
     const errors: unknown[] = [];
-    let accepted = 0;
-    for (let i = 0; i < 10 && errors.length < 3; i++) {
-      await p.publish("", FULL, Buffer.from(`m-${i}`)).then(
-        () => void accepted++,
-        (e) => void errors.push(e),
-      );
+    for (let i = 0; i < 10 && errors.length < 2; i++) {
+      await p.publish(toQueue(FULL, `m-${i}`)).catch((e) => void errors.push(e));
     }
-    expect(errors).toHaveLength(3);
+    expect(errors).toHaveLength(2);
     expect(errors.every((e) => e instanceof MessagingError && e.code === "PUBLISH_NACKED")).toBe(true);
-    expect(p.stats()).toMatchObject({ confirmed: accepted, failed: 3, recycled: 1 });
-    // The next publish goes through a fresh channel.
-    const ch = await conn.createChannel();
+    // The third nack in a row is the run: unavailable (not the message's fault), and the connection recycles.
+    const [third] = await p.publishBatch([toQueue(FULL, "m-third")]);
+    expect(third).toEqual({ status: "unavailable", reason: "run of nacks" });
+    const ch = await conn.ready(10_000).then(() => conn.createChannel());
     await ch.purgeQueue(FULL);
     await ch.close();
-    await p.publish("", FULL, Buffer.from("after recycle"));
-    expect(p.stats().confirmed).toBe(accepted + 1);
+    expect(conn.health().connects).toBeGreaterThan(connectsBefore);
+    // The next publish goes through the new connection's channel.
+    await p.publish(toQueue(FULL, "after-recycle"));
     await p.close();
   });
 
   it("caps publishes awaiting confirms: the extra ones wait for a slot, then go", async () => {
     const p = createConfirmPublisher(conn, { maxInFlight: 2 });
+    expect(await p.waitUntilConnected(10_000)).toBe(true);
     let maxSeen = 0;
     const all = Array.from({ length: 6 }, (_, i) =>
-      p.publish("", SINK, Buffer.from(String(i)), { messageId: `cap-${i}` }).finally(() => {
-        maxSeen = Math.max(maxSeen, p.stats().inFlight);
+      p.publish(toQueue(SINK, `cap-${i}`)).finally(() => {
+        maxSeen = Math.max(maxSeen, p.inFlight());
       }),
     );
     await Promise.all(all);
     expect(maxSeen).toBeLessThanOrEqual(2);
-    expect(p.stats()).toMatchObject({ confirmed: 6, inFlight: 0 });
+    expect(p.inFlight()).toBe(0);
     await p.close();
   });
 
   it("refuses to publish after close", async () => {
     const p = createConfirmPublisher(conn);
     await p.close();
-    await expect(p.publish("", FULL, Buffer.from("x"))).rejects.toMatchObject({ code: "CLOSED" });
+    await expect(p.publish(toQueue(FULL, "x"))).rejects.toMatchObject({ code: "CLOSED" });
   });
 
-  it("rejects a publish that no queue takes as UNROUTABLE (mandatory), and confirms routable ones", async () => {
-    const p = createConfirmPublisher(conn);
-    await expect(
-      p.publish("orderflow.events", "msgtest.nobody-listens", Buffer.from("{}"), { messageId: "unrouted-1" }),
-    ).rejects.toMatchObject({ code: "UNROUTABLE" });
-    await p.publish("", SINK, Buffer.from("{}"), { messageId: "routed-1" });
-    expect(p.stats()).toMatchObject({ confirmed: 1, failed: 1, recycled: 0 });
+  it("gives one verdict per message of a batch: unroutable and oversize refused, the rest confirmed", async () => {
+    const p = createConfirmPublisher(conn, { maxMessageBytes: 100 });
+    expect(await p.waitUntilConnected(10_000)).toBe(true);
+    const unrouted: OutgoingMessage = {
+      exchange: "orderflow.events",
+      routingKey: "msgtest.nobody-listens",
+      body: Buffer.from("{}"),
+      properties: { messageId: "unrouted-1" },
+    };
+    const outcomes = await p.publishBatch([
+      toQueue(SINK, "routed-1"),
+      unrouted,
+      toQueue(SINK, "too-big", "x".repeat(101)),
+      toQueue(SINK, "routed-2"),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["confirmed", "refused", "refused", "confirmed"]);
+    await expect(p.publish({ ...unrouted, properties: { messageId: "unrouted-2" } })).rejects.toMatchObject({
+      code: "UNROUTABLE",
+    });
     await p.close();
   });
 });

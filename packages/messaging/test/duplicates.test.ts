@@ -1,7 +1,8 @@
+import type { RunTransaction } from "@orderflow/db";
 import { amqpUrls, openStack } from "@orderflow/infra";
 import amqp from "amqplib";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Handlers, TransactionRunner } from "../src/index.ts";
+import type { Handlers } from "../src/index.ts";
 import { type AdminBroker, openAdminBroker, purgeAll } from "./helpers/broker.ts";
 import { startTestConsumer, type TestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { createTestDatabase, recordEffect, type TestDatabase } from "./helpers/db.ts";
@@ -70,7 +71,7 @@ describe("idempotent consumption", () => {
     // Each instance counts the transactions it opens, so the handler can hold its transaction open until
     // both instances are inside theirs: the second then waits on the inbox key and finds it taken.
     const racingTx =
-      (instance: number): TransactionRunner =>
+      (instance: number): RunTransaction =>
       (fn) =>
         db.transaction((tx) => {
           started.add(instance);

@@ -126,7 +126,7 @@ async function leaderKillScenario(name: string, publisherOnLeader: boolean, faul
       connectionOutagesMs: conn.outages.map((o) => o.ms),
       movedTo: conn.node,
       longestPauseBetweenEffectsMs: maxPause,
-      publisher: publisher.stats(),
+      publisherInFlight: publisher.inFlight(),
       publisherOutagesMs: pubConn.health().outages.map((o) => o.ms),
     };
     console.log(`failover report ${JSON.stringify(report)}`);

@@ -146,6 +146,7 @@ describe("parking lot", () => {
       ["exec", "tsx", "packages/messaging/src/cli.ts", "redrive", WORK_QUEUE],
       {
         cwd: new URL("../../..", import.meta.url).pathname,
+        env: { ...process.env, MESSAGING_AMQP_URLS: amqpUrls(s).join(",") },
       },
     );
     expect(JSON.parse(stdout.trim().split("\n").at(-1) as string)).toMatchObject({

@@ -1,14 +1,8 @@
-import { pgTransaction } from "@orderflow/db";
+import { pgTransaction, type RunTransaction } from "@orderflow/db";
 import { openStack } from "@orderflow/infra";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  type Handlers,
-  PARK_HEADERS,
-  parkingQueue,
-  type TransactionRunner,
-  TransientError,
-} from "../src/index.ts";
+import { type Handlers, PARK_HEADERS, parkingQueue, TransientError } from "../src/index.ts";
 import { type AdminBroker, openAdminBroker, purgeAll } from "./helpers/broker.ts";
 import { startTestConsumer, type TestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { createTestDatabase, recordEffect, type TestDatabase } from "./helpers/db.ts";
@@ -101,7 +95,7 @@ describe("retry tiers", () => {
       connectionTimeoutMillis: 500,
     });
     let calls = 0;
-    const flaky: TransactionRunner = (fn) => (++calls <= 3 ? pgTransaction(down, fn) : db.transaction(fn));
+    const flaky: RunTransaction = (fn) => (++calls <= 3 ? pgTransaction(down, fn) : db.transaction(fn));
     const c = await startTestConsumer(s, db, {
       consumerName: "db-down",
       transaction: flaky,

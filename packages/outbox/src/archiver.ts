@@ -1,13 +1,12 @@
 // Keeps the outbox table small: done rows past the retention move to outbox_archive in bounded batches
 // (one short statement each, with a pause between so the relay and writers are never starved), and the
 // archive is pruned after its own retention.
+import { type Logger, silentLogger } from "@orderflow/logging";
 import type pg from "pg";
-import { silentLog } from "./log.ts";
 import type { OutboxMetrics } from "./metrics.ts";
 import { periodic } from "./periodic.ts";
 import { archiveDoneBatch } from "./sql/archive-done.ts";
 import { pruneArchiveBatch } from "./sql/prune-archive.ts";
-import type { Log } from "./types.ts";
 
 export interface ArchiverConfig {
   retentionMs: number;
@@ -31,12 +30,12 @@ export const DEFAULT_ARCHIVER_CONFIG: ArchiverConfig = {
 
 export function createArchiver(deps: {
   pool: pg.Pool;
-  log?: Log;
+  log?: Logger;
   metrics?: OutboxMetrics;
   config?: Partial<ArchiverConfig>;
 }) {
   const cfg = { ...DEFAULT_ARCHIVER_CONFIG, ...deps.config };
-  const log = deps.log ?? silentLog;
+  const log = deps.log ?? silentLogger;
   const pause = () => new Promise((r) => setTimeout(r, cfg.pauseBetweenBatchesMs));
 
   async function drain(step: () => Promise<number>): Promise<{ rows: number; batches: number }> {
@@ -58,12 +57,15 @@ export function createArchiver(deps: {
     deps.metrics?.archived.inc(archived.rows);
     deps.metrics?.pruned.inc(pruned.rows);
     if (archived.rows > 0 || pruned.rows > 0)
-      log("info", "archive.run", {
-        archived: archived.rows,
-        archiveBatches: archived.batches,
-        pruned: pruned.rows,
-        pruneBatches: pruned.batches,
-      });
+      log.info(
+        {
+          archived: archived.rows,
+          archiveBatches: archived.batches,
+          pruned: pruned.rows,
+          pruneBatches: pruned.batches,
+        },
+        "archive.run",
+      );
     return { archived: archived.rows, archiveBatches: archived.batches, pruned: pruned.rows };
   }
 

@@ -1,8 +1,21 @@
-// The only reader of process.env in this package. Everything else takes its configuration as arguments.
+// The only reader of process.env in this package (see .env.example and README.md for each variable).
+// Everything else takes its configuration as arguments.
+import {
+  int,
+  type LogLevel,
+  list,
+  logLevel,
+  num,
+  oneOf,
+  port,
+  type RawEnv,
+  readEnv,
+  str,
+  url,
+} from "@orderflow/config";
 import type { ArchiverConfig } from "./archiver.ts";
 import type { ReconcilerConfig } from "./reconciler.ts";
 import type { RelayConfig } from "./relay.ts";
-import type { LogLevel } from "./types.ts";
 
 export interface OutboxEnv {
   databaseUrl: string;
@@ -15,83 +28,74 @@ export interface OutboxEnv {
   archive: Partial<ArchiverConfig> & { enabled: boolean };
   metricsPort?: number;
   logLevel: LogLevel;
-  /** Test-only fault point, e.g. "pause-after-publish". */
-  fault?: string;
 }
 
-type Env = Record<string, string | undefined>;
+const ms = (name: string) => num(name, { min: 0 });
 
-function num(env: Env, name: string): number | undefined {
-  const v = env[name];
-  if (v === undefined || v === "") return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${v}"`);
-  return n;
-}
-
-function list(env: Env, name: string): string[] | undefined {
-  const v = env[name];
-  return v
-    ? v
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : undefined;
-}
+const schema = (needsBroker: boolean) => ({
+  databaseUrl: url(["OUTBOX_DATABASE_URL", "DATABASE_URL"], ["postgres:", "postgresql:"]).required(),
+  amqpUrls: needsBroker
+    ? list("OUTBOX_AMQP_URLS", url("", ["amqp:", "amqps:"])).required()
+    : list("OUTBOX_AMQP_URLS", url("", ["amqp:", "amqps:"])).default([]),
+  exchange: str("OUTBOX_EXCHANGE").default("orderflow.events"),
+  poolMax: int("OUTBOX_POOL_MAX", { min: 1 }).default(4),
+  batchSize: int("OUTBOX_BATCH_SIZE", { min: 1 }),
+  pollIntervalMs: ms("OUTBOX_POLL_MS"),
+  leaseMs: ms("OUTBOX_LEASE_MS"),
+  backoffMs: list("OUTBOX_BACKOFF_MS", ms("")),
+  doneOnConfirm: list("OUTBOX_DONE_ON_CONFIRM"),
+  confirmTimeoutMs: ms("OUTBOX_CONFIRM_TIMEOUT_MS"),
+  maxInFlight: int("OUTBOX_MAX_IN_FLIGHT", { min: 1 }),
+  reconnectDelayMs: ms("OUTBOX_RECONNECT_DELAY_MS"),
+  reconcile: oneOf("OUTBOX_RECONCILE", ["on", "off"]).default("on"),
+  reconcileAfterMs: ms("OUTBOX_RECONCILE_AFTER_MS"),
+  reconcileIntervalMs: ms("OUTBOX_RECONCILE_INTERVAL_MS"),
+  archive: oneOf("OUTBOX_ARCHIVE", ["on", "off"]).default("on"),
+  retentionMs: ms("OUTBOX_RETENTION_MS"),
+  archiveRetentionMs: ms("OUTBOX_ARCHIVE_RETENTION_MS"),
+  archiveIntervalMs: ms("OUTBOX_ARCHIVE_INTERVAL_MS"),
+  metricsPort: port("OUTBOX_METRICS_PORT"),
+  logLevel: logLevel("OUTBOX_LOG_LEVEL"),
+});
 
 /** Drops undefined entries so defaults apply through `{ ...DEFAULTS, ...partial }`. */
 function defined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-export function readOutboxEnv(env: Env = process.env, needsBroker = true): OutboxEnv {
-  const databaseUrl = env.OUTBOX_DATABASE_URL ?? env.DATABASE_URL;
-  if (!databaseUrl) throw new Error("OUTBOX_DATABASE_URL (or DATABASE_URL) is required");
-  const amqpUrls = list(env, "OUTBOX_AMQP_URLS") ?? [];
-  if (needsBroker && amqpUrls.length === 0)
-    throw new Error("OUTBOX_AMQP_URLS is required: comma-separated, one URL per broker node");
-  const backoff = list(env, "OUTBOX_BACKOFF_MS")?.map(Number);
-  if (backoff?.some((n) => !Number.isFinite(n) || n < 0))
-    throw new Error("OUTBOX_BACKOFF_MS: comma-separated ms");
-  const level = (env.OUTBOX_LOG_LEVEL ?? "info") as LogLevel;
-  if (!["debug", "info", "warn", "error"].includes(level))
-    throw new Error(`OUTBOX_LOG_LEVEL: bad level ${level}`);
+/** `needsBroker` false: the CLI's commands that touch only the database. */
+export function readOutboxEnv(env: RawEnv = process.env, needsBroker = true): OutboxEnv {
+  const e = readEnv(schema(needsBroker), env);
   return {
-    databaseUrl,
-    amqpUrls,
-    exchange: env.OUTBOX_EXCHANGE ?? "orderflow.events",
-    poolMax: num(env, "OUTBOX_POOL_MAX") ?? 4,
+    databaseUrl: e.databaseUrl,
+    amqpUrls: e.amqpUrls,
+    exchange: e.exchange,
+    poolMax: e.poolMax,
     relay: defined({
-      batchSize: num(env, "OUTBOX_BATCH_SIZE"),
-      pollIntervalMs: num(env, "OUTBOX_POLL_MS"),
-      leaseMs: num(env, "OUTBOX_LEASE_MS"),
-      backoffMs: backoff,
-      doneOnConfirm: list(env, "OUTBOX_DONE_ON_CONFIRM"),
-      // Set only by the fault lab (load-tests/src/fault), to show what the lease protects against.
-      labNaiveClaim: env.ORDERFLOW_LAB_PITFALL === "no-claim-cas" ? true : undefined,
+      batchSize: e.batchSize,
+      pollIntervalMs: e.pollIntervalMs,
+      leaseMs: e.leaseMs,
+      backoffMs: e.backoffMs,
+      doneOnConfirm: e.doneOnConfirm,
     }),
     publisher: defined({
-      confirmTimeoutMs: num(env, "OUTBOX_CONFIRM_TIMEOUT_MS"),
-      maxInFlight: num(env, "OUTBOX_MAX_IN_FLIGHT"),
-      reconnectDelayMs: num(env, "OUTBOX_RECONNECT_DELAY_MS"),
+      confirmTimeoutMs: e.confirmTimeoutMs,
+      maxInFlight: e.maxInFlight,
+      reconnectDelayMs: e.reconnectDelayMs,
     }),
     reconcile: {
-      enabled: env.OUTBOX_RECONCILE !== "off",
-      ...defined({
-        staleAfterMs: num(env, "OUTBOX_RECONCILE_AFTER_MS"),
-        intervalMs: num(env, "OUTBOX_RECONCILE_INTERVAL_MS"),
-      }),
+      enabled: e.reconcile !== "off",
+      ...defined({ staleAfterMs: e.reconcileAfterMs, intervalMs: e.reconcileIntervalMs }),
     },
     archive: {
-      enabled: env.OUTBOX_ARCHIVE !== "off",
+      enabled: e.archive !== "off",
       ...defined({
-        retentionMs: num(env, "OUTBOX_RETENTION_MS"),
-        archiveRetentionMs: num(env, "OUTBOX_ARCHIVE_RETENTION_MS"),
-        intervalMs: num(env, "OUTBOX_ARCHIVE_INTERVAL_MS"),
+        retentionMs: e.retentionMs,
+        archiveRetentionMs: e.archiveRetentionMs,
+        intervalMs: e.archiveIntervalMs,
       }),
     },
-    metricsPort: num(env, "OUTBOX_METRICS_PORT"),
-    logLevel: level,
-    fault: env.OUTBOX_FAULT || undefined,
+    ...(e.metricsPort === undefined ? {} : { metricsPort: e.metricsPort }),
+    logLevel: e.logLevel,
   };
 }

@@ -1,19 +1,13 @@
-// @orderflow/outbox: write events in the business transaction, relay them to the broker.
+// @orderflow/outbox: write events in the business transaction, relay them to the broker (README.md lists
+// the surface).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export { type ArchiverConfig, createArchiver, DEFAULT_ARCHIVER_CONFIG } from "./archiver.ts";
 export { DEFAULT_BACKOFF_MS, nextRetryDelayMs } from "./backoff.ts";
-export {
-  type ConfirmPublisher,
-  type ConfirmPublisherOptions,
-  createConfirmPublisher,
-  type OutgoingMessage,
-  type PublishOutcome,
-} from "./confirm-publisher.ts";
+export { type ClaimStrategy, leasedClaim } from "./claim.ts";
 export { enqueue } from "./enqueue.ts";
 export { type OutboxEnv, readOutboxEnv } from "./env.ts";
-export { jsonLog, silentLog } from "./log.ts";
 export { createOutboxMetrics, type OutboxMetrics } from "./metrics.ts";
 export { createReconciler, DEFAULT_RECONCILER_CONFIG, type ReconcilerConfig } from "./reconciler.ts";
 export { redrive } from "./redrive.ts";
@@ -22,16 +16,20 @@ export {
   DEFAULT_RELAY_CONFIG,
   type Relay,
   type RelayConfig,
+  type RelayDeps,
   type RelayFaults,
 } from "./relay.ts";
+export { createRelayConnection } from "./relay-connection.ts";
+export { type RelayProcessParts, runRelayProcess } from "./relay-process.ts";
+export { resendMessage } from "./resend.ts";
 export { markDone } from "./sql/mark-done.ts";
 export { type OutboxStats, outboxStats } from "./sql/outbox-stats.ts";
 export type { RedriveFilter } from "./sql/redrive.ts";
-// For tools that read rows and send them as the relay would (the fault lab's duplicate publisher).
+// For other claim strategies and for tools that read rows and send them as the relay would.
 export { CLAIMED_COLUMNS, type ClaimedRecord, toClaimedRow } from "./sql/row.ts";
 export { toMessage } from "./to-message.ts";
-export { type ClaimedRow, type Log, type LogLevel, type OutboxEvent, OutboxStatus } from "./types.ts";
-export { type RunTransaction, withOutbox } from "./with-outbox.ts";
+export { type ClaimedRow, type OutboxEvent, OutboxStatus } from "./types.ts";
+export { withOutbox } from "./with-outbox.ts";
 
 /** The outbox's Prisma-format migrations folder, for `applyMigrations({ migrationsDirs: [...] })`. */
 export const OUTBOX_MIGRATIONS_DIR = path.join(

@@ -1,13 +1,13 @@
-import type { Log } from "./types.ts";
+import type { Logger } from "@orderflow/logging";
 
 /** Runs `fn` every `intervalMs` (never overlapping itself); `stop()` waits for the run in progress. */
-export function periodic(name: string, intervalMs: number, fn: () => Promise<unknown>, log: Log) {
+export function periodic(name: string, intervalMs: number, fn: () => Promise<unknown>, log: Logger) {
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<unknown> | undefined;
   let stopped = false;
   const tick = () => {
     current = fn()
-      .catch((e) => log("error", `${name}.error`, { error: (e as Error).message }))
+      .catch((e) => log.error({ error: (e as Error).message }, `${name}.error`))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, intervalMs);
       });

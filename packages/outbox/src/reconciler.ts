@@ -1,14 +1,14 @@
 // Reconciliation: a row sent but never answered (no reply carried its id as causation) may have been
 // lost downstream, or our confirm may have covered a message a consumer never processed. Republishing it
 // with the SAME message id is safe because consumers deduplicate; it is counted, logged and measured.
+import { type Logger, silentLogger } from "@orderflow/logging";
+import type { ConfirmPublisher } from "@orderflow/messaging";
 import type pg from "pg";
-import type { ConfirmPublisher } from "./confirm-publisher.ts";
-import { silentLog } from "./log.ts";
 import type { OutboxMetrics } from "./metrics.ts";
 import { periodic } from "./periodic.ts";
+import { rowFields } from "./relay-config.ts";
 import { claimStaleSent } from "./sql/claim-stale-sent.ts";
 import { toMessage } from "./to-message.ts";
-import type { Log } from "./types.ts";
 
 export interface ReconcilerConfig {
   staleAfterMs: number;
@@ -25,12 +25,12 @@ export const DEFAULT_RECONCILER_CONFIG: ReconcilerConfig = {
 export function createReconciler(deps: {
   pool: pg.Pool;
   publisher: ConfirmPublisher;
-  log?: Log;
+  log?: Logger;
   metrics?: OutboxMetrics;
   config?: Partial<ReconcilerConfig>;
 }) {
   const cfg = { ...DEFAULT_RECONCILER_CONFIG, ...deps.config };
-  const log = deps.log ?? silentLog;
+  const log = deps.log ?? silentLogger;
 
   /** Republishes one batch of stale sent rows; returns how many the broker confirmed. */
   async function runOnce(): Promise<number> {
@@ -42,13 +42,13 @@ export function createReconciler(deps: {
       const o = outcomes[i];
       const ok = o?.status === "confirmed";
       if (ok) confirmed++;
-      log(ok ? "warn" : "error", ok ? "reconcile.republished" : "reconcile.republish_failed", {
-        messageId: row.messageId,
-        correlationId: row.headers.correlationId,
-        eventType: row.eventType,
+      const fields = {
+        ...rowFields(row),
         ageMs: Math.round(row.ageMs),
         ...(o && o.status !== "confirmed" ? { error: o.reason } : {}),
-      });
+      };
+      if (ok) log.warn(fields, "reconcile.republished");
+      else log.error(fields, "reconcile.republish_failed");
     });
     // A row whose republish was not confirmed stays sent; its bumped sent_at makes it due again after
     // the threshold, so an outage during reconciliation only delays it.

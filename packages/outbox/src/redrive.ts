@@ -1,8 +1,7 @@
+import { type Logger, silentLogger } from "@orderflow/logging";
 import type pg from "pg";
-import { silentLog } from "./log.ts";
 import type { OutboxMetrics } from "./metrics.ts";
 import { type RedriveFilter, redriveFailed } from "./sql/redrive.ts";
-import type { Log } from "./types.ts";
 
 /**
  * Puts failed (9) rows back to pending with a fresh attempt budget, e.g. after the missing binding was
@@ -12,10 +11,10 @@ import type { Log } from "./types.ts";
 export async function redrive(
   pool: pg.Pool,
   filter: RedriveFilter = {},
-  deps: { log?: Log; metrics?: OutboxMetrics } = {},
+  deps: { log?: Logger; metrics?: OutboxMetrics } = {},
 ): Promise<string[]> {
   const ids = await redriveFailed(pool, filter);
   deps.metrics?.redriven.inc(ids.length);
-  (deps.log ?? silentLog)("info", "outbox.redriven", { count: ids.length, messageIds: ids.slice(0, 100) });
+  (deps.log ?? silentLogger).info({ count: ids.length, messageIds: ids.slice(0, 100) }, "outbox.redriven");
   return ids;
 }

@@ -1,9 +1,10 @@
-import type { OutgoingMessage } from "./confirm-publisher.ts";
+import { EXCHANGES, type OutgoingMessage } from "@orderflow/messaging";
 import type { ClaimedRow } from "./types.ts";
 
 /**
- * The wire form of an outbox row. Consumers deduplicate on the AMQP message-id; the event type is both
- * the routing key and the AMQP `type`; correlation id is the AMQP property; the rest travels as headers.
+ * The wire form of an outbox row, to orderflow.events. Consumers deduplicate on the AMQP message-id; the
+ * event type is both the routing key and the AMQP `type`; correlation id is the AMQP property; the rest
+ * travels as headers.
  */
 export function toMessage(row: ClaimedRow): OutgoingMessage {
   const headers: Record<string, unknown> = {
@@ -17,13 +18,16 @@ export function toMessage(row: ClaimedRow): OutgoingMessage {
   if (row.headers.causationId) headers["x-causation-id"] = row.headers.causationId;
   if (row.headers.traceparent) headers.traceparent = row.headers.traceparent;
   return {
-    messageId: row.messageId,
+    exchange: EXCHANGES.events,
     routingKey: row.eventType,
     body: Buffer.from(row.payload, "utf8"),
-    type: row.eventType,
-    ...(row.headers.correlationId ? { correlationId: row.headers.correlationId } : {}),
-    contentType: "application/json",
-    timestamp: Math.floor(row.createdAt.getTime() / 1000),
-    headers,
+    properties: {
+      messageId: row.messageId,
+      type: row.eventType,
+      ...(row.headers.correlationId ? { correlationId: row.headers.correlationId } : {}),
+      contentType: "application/json",
+      timestamp: Math.floor(row.createdAt.getTime() / 1000),
+      headers,
+    },
   };
 }

@@ -1,4 +1,4 @@
-// The shapes shared across the outbox: what a caller enqueues, what the relay claims, how it logs.
+// The shapes shared across the outbox: what a caller enqueues, what the relay claims.
 
 export const OutboxStatus = { pending: 0, sent: 1, done: 2, failed: 9 } as const;
 export type OutboxStatus = (typeof OutboxStatus)[keyof typeof OutboxStatus];
@@ -34,7 +34,3 @@ export interface ClaimedRow {
   attempts: number;
   createdAt: Date;
 }
-
-export type LogLevel = "debug" | "info" | "warn" | "error";
-/** A structured log sink: one event name plus fields (messageId, correlationId, counts...). */
-export type Log = (level: LogLevel, event: string, fields?: Record<string, unknown>) => void;

@@ -1,4 +1,5 @@
 import { pgTransaction } from "@orderflow/db";
+import { silentLogger } from "@orderflow/logging";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -11,6 +12,7 @@ import {
 } from "../src/index.ts";
 import {
   buildEvent,
+  captureLog,
   countDeliveries,
   enqueueMany,
   freshDatabase,
@@ -44,7 +46,12 @@ describe("retention and reconciliation", () => {
         FROM generate_series(1, 200) g`);
     const counter = await countDeliveries(ROUTED_QUEUE);
     const publisher = orderPublisher();
-    const relay = createRelay({ pool: db.pool, publisher, config: { pollIntervalMs: 20 } });
+    const relay = createRelay({
+      log: silentLogger,
+      pool: db.pool,
+      publisher,
+      config: { pollIntervalMs: 20 },
+    });
     const registry = new Registry();
     const metrics = createOutboxMetrics({ registry });
     const archiver = createArchiver({
@@ -122,9 +129,9 @@ describe("retention and reconciliation", () => {
       publisher,
       metrics,
       config: { staleAfterMs: 5 * 60_000 },
-      log: (_l, event, f) => {
+      log: captureLog((_l, event, f) => {
         if (event === "reconcile.republished") logged.push(f ?? {});
-      },
+      }),
     });
     try {
       const stale = await registry.getSingleMetric("outbox_stale_sent")?.get();

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRelay, enqueue } from "../src/index.ts";
 import {
   buildEvent,
+  captureLog,
   countDeliveries,
   freshDatabase,
   orderPublisher,
@@ -27,18 +28,18 @@ describe("the whole broker down", () => {
     const events: { at: number; event: string }[] = [];
     const publisher = orderPublisher({
       confirmTimeoutMs: 5_000,
-      log: (_l, event) => {
+      log: captureLog((_l, event) => {
         if (event === "amqp.connected" || event === "amqp.lost") events.push({ at: Date.now(), event });
-      },
+      }),
     });
     await publisher.waitUntilConnected(10_000);
     const relay = createRelay({
       pool: db.pool,
       publisher,
       config: { pollIntervalMs: 200 },
-      log: (_l, event) => {
+      log: captureLog((_l, event) => {
         if (event.startsWith("relay.broker_")) events.push({ at: Date.now(), event });
-      },
+      }),
     });
     relay.start();
 

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { pgTransaction } from "@orderflow/db";
+import { silentLogger } from "@orderflow/logging";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRelay, enqueue, type Relay } from "../src/index.ts";
 import {
   buildEvent,
+  captureLog,
   countDeliveries,
   enqueueMany,
   freshDatabase,
@@ -33,9 +35,9 @@ describe("no row is published twice in the normal path", () => {
       pool: db.pool,
       publisher,
       config: { pollIntervalMs: 2, batchSize: 20, fastPathConcurrency: 8 },
-      log: (_level, event, fields) => {
+      log: captureLog((_level, event, fields) => {
         if (event === "relay.sent") byPath[fields?.path as "fast" | "sweep"] += fields?.count as number;
-      },
+      }),
     });
     relay.start();
     const n = 2_000;
@@ -85,7 +87,12 @@ describe("no row is published twice in the normal path", () => {
     const pool = new pg.Pool({ connectionString: db.url, max: 2 });
     const publisher = orderPublisher();
     await publisher.waitUntilConnected(10_000);
-    const relay = createRelay({ pool, publisher, config: { batchSize: 500, pollIntervalMs: 50 } });
+    const relay = createRelay({
+      log: silentLogger,
+      pool,
+      publisher,
+      config: { batchSize: 500, pollIntervalMs: 50 },
+    });
     const t0 = Date.now();
     relay.start();
     try {
@@ -118,7 +125,12 @@ describe("no row is published twice in the normal path", () => {
       const pool = new pg.Pool({ connectionString: db.url, max: 3 });
       const publisher = orderPublisher();
       await publisher.waitUntilConnected(10_000);
-      const relay = createRelay({ pool, publisher, config: { batchSize: 250, pollIntervalMs: 50 } });
+      const relay = createRelay({
+        log: silentLogger,
+        pool,
+        publisher,
+        config: { batchSize: 250, pollIntervalMs: 50 },
+      });
       relays.push({
         relay,
         pool,

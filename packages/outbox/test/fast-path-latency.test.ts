@@ -1,4 +1,5 @@
 import { pgTransaction } from "@orderflow/db";
+import { silentLogger } from "@orderflow/logging";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboxMetrics, createRelay, enqueue } from "../src/index.ts";
@@ -27,7 +28,13 @@ describe("time in outbox", () => {
     const registry = new Registry();
     const metrics = createOutboxMetrics({ registry });
     // A slow sweep: latency here is the fast path's.
-    const relay = createRelay({ pool: db.pool, publisher, metrics, config: { pollIntervalMs: 1_000 } });
+    const relay = createRelay({
+      log: silentLogger,
+      pool: db.pool,
+      publisher,
+      metrics,
+      config: { pollIntervalMs: 1_000 },
+    });
     relay.start();
     const rate = 200;
     const seconds = 10;

@@ -3,11 +3,18 @@
 // a deadline, and small data factories.
 import { spawn as spawnChild } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { Writable } from "node:stream";
 import { applyMigrations, pgTransaction } from "@orderflow/db";
 import { adminUrl, amqpUrls, openStack } from "@orderflow/infra";
+import { createLogger, type Logger, silentLogger } from "@orderflow/logging";
+import {
+  type ConfirmPublisher,
+  type ConfirmPublisherOptions,
+  createConfirmPublisher,
+} from "@orderflow/messaging";
 import amqp, { type Channel, type ChannelModel, type MessageProperties } from "amqplib";
 import pg from "pg";
-import { createConfirmPublisher, enqueue, OUTBOX_MIGRATIONS_DIR, type OutboxEvent } from "../src/index.ts";
+import { createRelayConnection, enqueue, OUTBOX_MIGRATIONS_DIR, type OutboxEvent } from "../src/index.ts";
 
 export const stack = openStack();
 export const EXCHANGE = "orderflow.events";
@@ -108,8 +115,49 @@ export async function statusCounts(pool: pg.Pool): Promise<Record<number, number
   return Object.fromEntries(r.rows.map((x) => [x.status, x.n]));
 }
 
-export const orderPublisher = (extra: Partial<Parameters<typeof createConfirmPublisher>[0]> = {}) =>
-  createConfirmPublisher({ urls: amqpUrls(stack, "order"), exchange: EXCHANGE, ...extra });
+/**
+ * A logger that hands every line (debug and up) to `fn` as (level, event, fields): tests observe what the
+ * relay and the publisher log.
+ */
+export function captureLog(
+  fn: (level: string, event: string, fields: Record<string, unknown>) => void,
+): Logger {
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split("\n")) {
+        if (!line) continue;
+        const { level, msg, time: _t, name: _n, pid: _p, hostname: _h, ...fields } = JSON.parse(line);
+        fn(level, msg, fields);
+      }
+      done();
+    },
+  });
+  return createLogger({ name: "test", level: "debug", destination });
+}
+
+/**
+ * A relay publisher as the relay process builds it (its own connection, as the order service's user);
+ * `close()` closes the connection too.
+ */
+export function orderPublisher(
+  extra: ConfirmPublisherOptions & { urls?: string[]; reconnectDelayMs?: number } = {},
+): ConfirmPublisher {
+  const { urls, reconnectDelayMs, ...opts } = extra;
+  const log = opts.log ?? silentLogger;
+  const conn = createRelayConnection({
+    urls: urls ?? amqpUrls(stack, "order"),
+    log,
+    ...(reconnectDelayMs !== undefined ? { reconnectDelayMs } : {}),
+  });
+  const publisher = createConfirmPublisher(conn, { ...opts, log });
+  return {
+    ...publisher,
+    async close() {
+      await publisher.close();
+      await conn.close();
+    },
+  };
+}
 
 /**
  * Counts deliveries per message id on a queue, consuming as the broker admin. A delivery with
@@ -226,10 +274,13 @@ export async function purgeQueues(queues: string[]): Promise<void> {
   });
 }
 
-/** The relay as a child process (`relay-main.ts` under tsx), so a test can SIGKILL it. */
-export function spawnRelay(env: Record<string, string>) {
+/**
+ * The relay as a child process under tsx, so a test can SIGKILL it: `relay-main.ts`, or a test entry that
+ * composes the relay process with fault points.
+ */
+export function spawnRelay(env: Record<string, string>, entry = "packages/outbox/src/relay-main.ts") {
   const root = new URL("../../../", import.meta.url).pathname;
-  const child = spawnChild(process.execPath, ["--import", "tsx", "packages/outbox/src/relay-main.ts"], {
+  const child = spawnChild(process.execPath, ["--import", "tsx", entry], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",

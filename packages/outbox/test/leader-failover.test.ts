@@ -1,12 +1,13 @@
 import { pgTransaction } from "@orderflow/db";
 import { amqpUrls, killBrokerNode, listQueues, startBrokerNode } from "@orderflow/infra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConfirmPublisher, createRelay, enqueue } from "../src/index.ts";
+import { createRelay, enqueue } from "../src/index.ts";
 import {
   buildEvent,
+  captureLog,
   countDeliveries,
-  EXCHANGE,
   freshDatabase,
+  orderPublisher,
   pollUntil,
   ROUTED_QUEUE,
   stack,
@@ -35,13 +36,12 @@ describe("a broker node dying", () => {
     const rotated = [...urls.slice(leaderIndex), ...urls.slice(0, leaderIndex)];
     const counter = await countDeliveries(ROUTED_QUEUE, { startNode: (leaderIndex + 1) % nodes.length });
     const connects: { at: number; node: unknown }[] = [];
-    const publisher = createConfirmPublisher({
+    const publisher = orderPublisher({
       urls: rotated,
-      exchange: EXCHANGE,
       confirmTimeoutMs: 5_000,
-      log: (_l, event, f) => {
+      log: captureLog((_l, event, f) => {
         if (event === "amqp.connected") connects.push({ at: Date.now(), node: f?.node });
-      },
+      }),
     });
     await publisher.waitUntilConnected(10_000);
     const confirmTimes: number[] = [];
@@ -49,9 +49,9 @@ describe("a broker node dying", () => {
       pool: db.pool,
       publisher,
       config: { pollIntervalMs: 100 },
-      log: (_l, event) => {
+      log: captureLog((_l, event) => {
         if (event === "relay.sent") confirmTimes.push(Date.now());
-      },
+      }),
     });
     relay.start();
 

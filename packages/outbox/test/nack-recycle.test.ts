@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { pgTransaction } from "@orderflow/db";
+import { silentLogger } from "@orderflow/logging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRelay, enqueue } from "../src/index.ts";
 import {
   buildEvent,
+  captureLog,
   countDeliveries,
   EXCHANGE,
   freshDatabase,
@@ -53,6 +55,7 @@ describe("nacks", () => {
     const publisher = orderPublisher({ recycleAfterNacks: 5 });
     await publisher.waitUntilConnected(10_000);
     const relay = createRelay({
+      log: silentLogger,
       pool: db.pool,
       publisher,
       config: { pollIntervalMs: 20, backoffMs: [20, 20] },
@@ -74,12 +77,13 @@ describe("nacks", () => {
     const lost: string[] = [];
     const publisher = orderPublisher({
       recycleAfterNacks: 5,
-      log: (_l, event, f) => {
+      log: captureLog((_l, event, f) => {
         if (event === "amqp.lost") lost.push(String(f?.reason));
-      },
+      }),
     });
     await publisher.waitUntilConnected(10_000);
     const relay = createRelay({
+      log: silentLogger,
       pool: db.pool,
       publisher,
       config: { pollIntervalMs: 20, backoffMs: [20, 20], gateMinMs: 200, gateMaxMs: 1_000 },

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import { createRelay, enqueue } from "../src/index.ts";
 import {
   buildEvent,
+  captureLog,
   countDeliveries,
   freshDatabase,
   orderPublisher,
@@ -31,9 +32,9 @@ describe("the database blipping", () => {
       pool: db.pool,
       publisher,
       config: { pollIntervalMs: 200 },
-      log: (level, event) => {
+      log: captureLog((level, event) => {
         if (level === "error") errors.push(event);
-      },
+      }),
     });
     relay.start();
     let writing = true;

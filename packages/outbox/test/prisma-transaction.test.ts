@@ -1,3 +1,5 @@
+import type { RunTransaction } from "@orderflow/db";
+import { silentLogger } from "@orderflow/logging";
 // The outbox inside a real Prisma 7 interactive transaction (generated client + adapter-pg), with the
 // outbox models included in the schema as a service includes them. Needs `pnpm -r generate` first.
 
@@ -6,7 +8,7 @@ import fs from "node:fs";
 import type { SqlTx } from "@orderflow/db";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRelay, enqueue, markDone, type RunTransaction, withOutbox } from "../src/index.ts";
+import { createRelay, enqueue, markDone, withOutbox } from "../src/index.ts";
 import {
   buildEvent,
   countDeliveries,
@@ -58,7 +60,12 @@ describe("the outbox in a Prisma interactive transaction", () => {
     const counter = await countDeliveries(ROUTED_QUEUE);
     const publisher = orderPublisher();
     await publisher.waitUntilConnected(10_000);
-    const relay = createRelay({ pool: db.pool, publisher, config: { pollIntervalMs: 60_000 } });
+    const relay = createRelay({
+      log: silentLogger,
+      pool: db.pool,
+      publisher,
+      config: { pollIntervalMs: 60_000 },
+    });
     relay.start();
     try {
       const event = buildEvent();

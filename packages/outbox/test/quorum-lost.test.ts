@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboxMetrics, createRelay, enqueue } from "../src/index.ts";
 import {
   buildEvent,
+  captureLog,
   countDeliveries,
   freshDatabase,
   orderPublisher,
@@ -35,9 +36,9 @@ describe("quorum lost", () => {
     const metrics = createOutboxMetrics({ registry, pool: db.pool });
     const refusals: string[] = [];
     const relay = createRelay({
-      log: (_l, event, f) => {
+      log: captureLog((_l, event, f) => {
         if (event === "relay.message_refused") refusals.push(String(f?.error));
-      },
+      }),
       pool: db.pool,
       publisher,
       metrics,

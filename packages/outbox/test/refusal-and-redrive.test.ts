@@ -1,11 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { pgTransaction } from "@orderflow/db";
+import { silentLogger } from "@orderflow/logging";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboxMetrics, createRelay, enqueue, redrive } from "../src/index.ts";
 import {
   buildEvent,
+  captureLog,
   countDeliveries,
   EXCHANGE,
   freshDatabase,
@@ -39,9 +41,9 @@ describe("messages the broker refuses", () => {
       publisher,
       metrics,
       config: { pollIntervalMs: 20, backoffMs: [50, 100, 150], backoffJitter: 0.2 },
-      log: (level, event, fields) => {
+      log: captureLog((level, event, fields) => {
         if (event === "relay.message_failed") failures.push({ level, ...fields });
-      },
+      }),
     });
     const counter = await countDeliveries(ROUTED_QUEUE);
     relay.start();
@@ -91,6 +93,7 @@ describe("messages the broker refuses", () => {
   it("a message over the size limit is refused without breaking the batch it travels in", async () => {
     const publisher = orderPublisher({ maxMessageBytes: 1_000 });
     const relay = createRelay({
+      log: silentLogger,
       pool: db.pool,
       publisher,
       config: { pollIntervalMs: 20, backoffMs: [60_000] },

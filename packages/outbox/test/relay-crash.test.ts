@@ -41,11 +41,12 @@ describe("a relay process dying mid-flight", () => {
       OUTBOX_LEASE_MS: "3000",
       OUTBOX_POLL_MS: "100",
     };
-    const first = spawnRelay({ ...env, OUTBOX_FAULT: "pause-after-publish" });
+    // The test entry pauses the relay after the broker confirmed a batch and before it is marked sent.
+    const first = spawnRelay(env, "packages/outbox/test/fixtures/relay-paused-after-publish.ts");
     let second: ReturnType<typeof spawnRelay> | undefined;
     try {
       await pollUntil("the relay to pause after the broker confirmed a batch", () =>
-        first.output().includes("OUTBOX_FAULT paused-after-publish rows=100 confirmed=100"),
+        first.output().includes("PAUSED after-publish rows=100 confirmed=100"),
       );
       first.child.kill("SIGKILL");
       await first.exited;

@@ -1,4 +1,5 @@
 import { pgTransaction } from "@orderflow/db";
+import { silentLogger } from "@orderflow/logging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRelay, enqueue, markDone, withOutbox } from "../src/index.ts";
 import {
@@ -22,7 +23,12 @@ describe("writing events in the business transaction", () => {
   it("a business transaction that throws leaves no outbox row and publishes nothing", async () => {
     const counter = await countDeliveries(ROUTED_QUEUE);
     const publisher = orderPublisher();
-    const relay = createRelay({ pool: db.pool, publisher, config: { pollIntervalMs: 20 } });
+    const relay = createRelay({
+      log: silentLogger,
+      pool: db.pool,
+      publisher,
+      config: { pollIntervalMs: 20 },
+    });
     relay.start();
     const handed: string[][] = [];
     const event = buildEvent();
@@ -94,7 +100,12 @@ describe("writing events in the business transaction", () => {
     const counter = await countDeliveries(ROUTED_QUEUE);
     const publisher = orderPublisher();
     // A long poll interval: only the after-commit wake-up can publish within the test's deadline.
-    const relay = createRelay({ pool: db.pool, publisher, config: { pollIntervalMs: 60_000 } });
+    const relay = createRelay({
+      log: silentLogger,
+      pool: db.pool,
+      publisher,
+      config: { pollIntervalMs: 60_000 },
+    });
     await publisher.waitUntilConnected(10_000);
     relay.start();
     try {

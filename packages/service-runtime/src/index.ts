@@ -1,15 +1,8 @@
 export { checkBroker, checkDatabase } from "./dependencies.ts";
-export { flag, int, list, optional, type RawEnv, readCommonEnv, required } from "./env-parse.ts";
-export {
-  LAB_PITFALLS,
-  type LabPitfall,
-  type LabSwitches,
-  labConsumerPitfalls,
-  NO_LAB,
-  readLabSwitches,
-} from "./lab.ts";
+export * from "./env-parse.ts";
 export { migrateService, serviceMigrationDirs } from "./migrations.ts";
-export { resendOutboxMessage } from "./resend.ts";
-export { type CommonEnv, main, runService, type ServiceDefinition } from "./run-service.ts";
+export type { Enqueue, ServiceParts, Step, StepContext, Subscriptions } from "./parts.ts";
+export { main, runService, type ServiceDefinition } from "./run-service.ts";
 export { type RuntimeOptions, type ServiceRuntime, startServiceRuntime } from "./runtime.ts";
-export { onShutdownSignals } from "./shutdown.ts";
+export { onShutdownSignals, shutdownStep } from "./shutdown.ts";
+export { bindSteps, replyTo } from "./steps.ts";

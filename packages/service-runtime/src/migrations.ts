@@ -1,14 +1,8 @@
 // A service's database holds its own tables plus the outbox and the inbox; their migrations live with
 // their packages and are applied together, in Prisma's order (by folder name), by @orderflow/db.
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { applyMigrations, type MigrateResult } from "@orderflow/db";
+import { INBOX_MIGRATIONS_DIR } from "@orderflow/messaging";
 import { OUTBOX_MIGRATIONS_DIR } from "@orderflow/outbox";
-
-const INBOX_MIGRATIONS_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "../../messaging/prisma/migrations",
-);
 
 export function serviceMigrationDirs(serviceMigrationsDir: string): string[] {
   return [OUTBOX_MIGRATIONS_DIR, INBOX_MIGRATIONS_DIR, serviceMigrationsDir];

@@ -2,29 +2,18 @@
 // (naming the one that is missing), migrate, start the runtime (relay fast path, consumer), serve HTTP,
 // and on SIGTERM/SIGINT: stop HTTP intake, stop the service's own jobs, stop consuming and drain,
 // flush the fast path, close the broker, close the database.
-import type { SqlTx } from "@orderflow/db";
+import type { EventType } from "@orderflow/contracts";
+import { doneOnConfirm } from "@orderflow/contracts";
+import type { RunTransaction, SqlTx } from "@orderflow/db";
 import { createBaseApp } from "@orderflow/http";
-import type { Handlers } from "@orderflow/messaging";
-import { jsonLog, type Log, type LogLevel, type RunTransaction } from "@orderflow/outbox";
+import { createLogger, type Logger } from "@orderflow/logging";
 import type { FastifyInstance } from "fastify";
 import { checkBroker, checkDatabase } from "./dependencies.ts";
-import type { LabSwitches } from "./lab.ts";
+import type { CommonEnv } from "./env-parse.ts";
 import { migrateService } from "./migrations.ts";
+import type { ServiceParts, Subscriptions } from "./parts.ts";
 import { type ServiceRuntime, startServiceRuntime } from "./runtime.ts";
 import { onShutdownSignals, shutdownStep } from "./shutdown.ts";
-
-export interface CommonEnv {
-  host: string;
-  port: number;
-  databaseUrl: string;
-  amqpUrls: string[];
-  redisUrl: string | undefined;
-  logLevel: string;
-  inboxRetentionMs: number;
-  relayMaxBackoffMs: number;
-  /** The fault lab's switches; every protection on unless the lab sets ORDERFLOW_LAB_PITFALL. */
-  lab: LabSwitches;
-}
 
 export interface ServiceDefinition<Db, Tx extends SqlTx> {
   service: string;
@@ -32,33 +21,30 @@ export interface ServiceDefinition<Db, Tx extends SqlTx> {
   envPrefix: string;
   env: CommonEnv;
   migrationsDir: string;
+  /** The work queue, the steps bound to it, and the event types this service publishes. */
   queue: string;
-  handlers: Handlers;
+  subscriptions: Subscriptions<Tx>;
+  publishes: readonly EventType[];
   createDb: (url: string) => Db;
   transaction: (db: Db) => RunTransaction<Tx>;
   disconnect: (db: Db) => Promise<void>;
-  /** Event types this service publishes that no reply answers: done as soon as the broker confirms. */
-  doneOnConfirm?: readonly string[];
   /** Longest period after which a reconciliation job may re-send an event (inbox retention must exceed it). */
   reconciliationPeriodMs: number;
   routes: (
     app: FastifyInstance,
-    deps: { db: Db; runtime: ServiceRuntime<Tx>; log: Log },
+    deps: { db: Db; runtime: ServiceRuntime<Tx>; log: Logger },
   ) => { stop(): void } | undefined;
+  /** The parts the service is composed of; omitted in production (every protection on). */
+  parts?: ServiceParts<Tx>;
 }
 
 export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db, Tx>): Promise<void> {
   const { env } = def;
-  const log = jsonLog({ name: def.service, level: env.logLevel as LogLevel });
-  if (env.lab.pitfall || env.lab.rollbackRate)
-    log("warn", "FAULT LAB SWITCH ON: a protection is off on purpose; never run this in production", {
-      pitfall: env.lab.pitfall ?? null,
-      rollbackRate: env.lab.rollbackRate,
-    });
+  const log = createLogger({ name: def.service, level: env.logLevel });
   await checkDatabase(env.databaseUrl, `${def.envPrefix}_DATABASE_URL`);
   await checkBroker(env.amqpUrls, `${def.envPrefix}_AMQP_URLS`);
   const migrated = await migrateService(env.databaseUrl, def.migrationsDir);
-  if (migrated.applied.length > 0) log("info", "migrations.applied", { names: migrated.applied });
+  if (migrated.applied.length > 0) log.info({ names: migrated.applied }, "migrations.applied");
 
   const db = def.createDb(env.databaseUrl);
   const consumerDb = def.createDb(env.databaseUrl);
@@ -68,25 +54,26 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
     amqpUrls: env.amqpUrls,
     redisUrl: env.redisUrl,
     queue: def.queue,
-    handlers: def.handlers,
+    subscriptions: def.subscriptions,
     transaction: def.transaction(db),
     consumerTransaction: def.transaction(consumerDb),
     log,
     inboxRetentionMs: env.inboxRetentionMs,
     relayMaxBackoffMs: env.relayMaxBackoffMs,
     reconciliationPeriodMs: def.reconciliationPeriodMs,
-    relay: { doneOnConfirm: def.doneOnConfirm ?? [] },
-    lab: env.lab,
+    // Events no reply answers are done as soon as the broker confirms them (contracts' REPLIES).
+    relay: { doneOnConfirm: doneOnConfirm(def.publishes) },
+    ...(def.parts ? { parts: def.parts } : {}),
   });
   const app = await createBaseApp({
     service: def.service,
     metrics: runtime.metrics,
     readiness: runtime.readiness,
-    logger: { level: env.logLevel },
+    logger: log,
   });
   const jobs = def.routes(app, { db, runtime, log });
   await app.listen({ host: env.host, port: env.port });
-  log("info", "service.listening", { url: `http://${env.host}:${env.port}` });
+  log.info({ url: `http://${env.host}:${env.port}` }, "service.listening");
 
   onShutdownSignals(
     async () => {

@@ -37,5 +37,5 @@ test("a missing variable is named", () => {
   expect(() => readCommonEnv({}, "POINTS", 3003)).toThrow("POINTS_DATABASE_URL is required");
   expect(() =>
     readCommonEnv({ POINTS_DATABASE_URL: "postgres://x", POINTS_PORT: "abc" }, "POINTS", 3003),
-  ).toThrow('POINTS_PORT must be a non-negative integer, got "abc"');
+  ).toThrow('POINTS_PORT must be an integer 0-65535, got "abc"');
 });

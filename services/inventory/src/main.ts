@@ -1,34 +1,6 @@
-// The inventory service process (see @orderflow/service-runtime's runService for the start/stop order).
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { doneOnConfirm } from "@orderflow/contracts";
+// The inventory service process, every protection on (see @orderflow/service-runtime's runService).
 import { main } from "@orderflow/service-runtime";
-import { createDb, type Db, type Tx } from "./db.ts";
 import { readEnv } from "./env.ts";
-import { PUBLISHES, QUEUE } from "./events.ts";
-import { inventoryHandlers } from "./handlers.ts";
-import { registerInventoryRoutes } from "./routes.ts";
+import { inventoryService } from "./service.ts";
 
-main<Db, Tx>(() => {
-  const env = readEnv();
-  return {
-    service: "inventory",
-    envPrefix: "INVENTORY",
-    env,
-    migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../prisma/migrations"),
-    queue: QUEUE,
-    // No reply answers what this service publishes: each row is done once the broker confirms it.
-    doneOnConfirm: doneOnConfirm(PUBLISHES),
-    // The fault lab's naive consumer drops the handlers' state guards too (ORDERFLOW_LAB_PITFALL).
-    handlers: inventoryHandlers({ naive: env.lab.pitfall === "no-consumer-dedup" }),
-    createDb: (url) => createDb(url),
-    transaction: (db) => (fn) => db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 }),
-    disconnect: (db) => db.$disconnect(),
-    // Inventory re-sends events only when the order service's reconciliation asks it to.
-    reconciliationPeriodMs: 10 * 60_000,
-    routes: (app, deps) => {
-      registerInventoryRoutes(app, deps);
-      return undefined;
-    },
-  };
-});
+main(() => inventoryService(readEnv()));

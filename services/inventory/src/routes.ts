@@ -1,6 +1,7 @@
 // The inventory API: stock per SKU (PUT is the admin/seed operation), reservations per order.
 import { HttpProblem } from "@orderflow/http";
-import { resendOutboxMessage, type ServiceRuntime } from "@orderflow/service-runtime";
+import { resendMessage } from "@orderflow/outbox";
+import type { ServiceRuntime } from "@orderflow/service-runtime";
 import type { FastifyInstance } from "fastify";
 import type { Db, Tx } from "./db.ts";
 
@@ -94,7 +95,7 @@ export function registerInventoryRoutes(
       const { orderId } = req.params as { orderId: string };
       const r = await db.reservation.findUnique({ where: { orderId } });
       if (!r) throw new HttpProblem("NOT_FOUND", `no reservation for order ${orderId}`);
-      const resent = await resendOutboxMessage(db, r.replyMessageId);
+      const resent = await resendMessage(db, r.replyMessageId);
       deps.runtime.relay.wake();
       return reply.code(202).send({ orderId, messageId: r.replyMessageId, resent });
     },

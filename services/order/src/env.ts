@@ -1,5 +1,6 @@
 // The only reader of the environment in the order service (see .env.example for each variable).
-import { type CommonEnv, int, optional, type RawEnv, readCommonEnv } from "@orderflow/service-runtime";
+import { int, url } from "@orderflow/config";
+import { type CommonEnv, type RawEnv, readCommonEnv } from "@orderflow/service-runtime";
 
 export interface OrderEnv extends CommonEnv {
   /** Base URLs the reconciliation job asks for the other services' view of an order. */
@@ -9,14 +10,24 @@ export interface OrderEnv extends CommonEnv {
 }
 
 export function readEnv(env: RawEnv = process.env): OrderEnv {
+  const { reconcileIntervalMs, reconcileStaleAfterMs, reconcileBatchSize, ...rest } = readCommonEnv(
+    env,
+    "ORDER",
+    3001,
+    {
+      inventoryUrl: url("INVENTORY_URL", ["http:", "https:"]).default("http://127.0.0.1:3002"),
+      pointsUrl: url("POINTS_URL", ["http:", "https:"]).default("http://127.0.0.1:3003"),
+      reconcileIntervalMs: int("RECONCILE_INTERVAL_MS", { min: 0 }).default(60_000),
+      reconcileStaleAfterMs: int("RECONCILE_STALE_AFTER_MS", { min: 0 }).default(5 * 60_000),
+      reconcileBatchSize: int("RECONCILE_BATCH_SIZE", { min: 1 }).default(100),
+    },
+  );
   return {
-    ...readCommonEnv(env, "ORDER", 3001),
-    inventoryUrl: optional(env, "INVENTORY_URL") ?? "http://127.0.0.1:3002",
-    pointsUrl: optional(env, "POINTS_URL") ?? "http://127.0.0.1:3003",
+    ...rest,
     reconcile: {
-      intervalMs: int(env, "RECONCILE_INTERVAL_MS", 60_000),
-      staleAfterMs: int(env, "RECONCILE_STALE_AFTER_MS", 5 * 60_000),
-      batchSize: int(env, "RECONCILE_BATCH_SIZE", 100),
+      intervalMs: reconcileIntervalMs,
+      staleAfterMs: reconcileStaleAfterMs,
+      batchSize: reconcileBatchSize,
     },
   };
 }

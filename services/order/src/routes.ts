@@ -4,12 +4,7 @@ import type { ServiceRuntime } from "@orderflow/service-runtime";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Db, Tx } from "./db.ts";
 import { cancelOrder } from "./orders/cancel-order.ts";
-import {
-  type CreateOrderLab,
-  createOrder,
-  type NewOrder,
-  type RequestContext,
-} from "./orders/create-order.ts";
+import { createOrder, type NewOrder, type RequestContext } from "./orders/create-order.ts";
 import { listOrders } from "./orders/list-orders.ts";
 import { readOrder } from "./orders/view.ts";
 import type { Reconciliation } from "./reconcile/schedule.ts";
@@ -19,8 +14,6 @@ export interface RouteDeps {
   db: Db;
   runtime: Pick<ServiceRuntime<Tx>, "inTransaction">;
   reconciliation?: Pick<Reconciliation, "runOnce" | "invariants">;
-  /** The fault lab's switches for POST /orders; absent in normal operation. */
-  lab?: CreateOrderLab;
 }
 
 const context = (req: FastifyRequest): RequestContext => {

@@ -1,6 +1,7 @@
 // The points API: a customer's balance with its grants; grants per order for reconciliation.
 import { HttpProblem } from "@orderflow/http";
-import { resendOutboxMessage, type ServiceRuntime } from "@orderflow/service-runtime";
+import { resendMessage } from "@orderflow/outbox";
+import type { ServiceRuntime } from "@orderflow/service-runtime";
 import type { FastifyInstance } from "fastify";
 import type { Db, Tx } from "./db.ts";
 
@@ -74,7 +75,7 @@ export function registerPointsRoutes(
       const { orderId } = req.params as { orderId: string };
       const g = await db.grant.findUnique({ where: { orderId } });
       if (!g) throw new HttpProblem("NOT_FOUND", `no grant for order ${orderId}`);
-      const resent = await resendOutboxMessage(db, g.replyMessageId);
+      const resent = await resendMessage(db, g.replyMessageId);
       deps.runtime.relay.wake();
       return reply.code(202).send({ orderId, messageId: g.replyMessageId, resent });
     },

@@ -27,8 +27,8 @@ export async function republishSentOrders(s: Stack, count: number): Promise<numb
   try {
     const ch = await conn.createConfirmChannel();
     for (const r of rows) {
-      const { body, routingKey, messageId, ...props } = toMessage(toClaimedRow(r));
-      ch.publish("orderflow.events", routingKey, body, { persistent: true, messageId, ...props });
+      const m = toMessage(toClaimedRow(r));
+      ch.publish(m.exchange, m.routingKey, m.body, m.properties);
     }
     await ch.waitForConfirms();
     return rows.length;

@@ -27,7 +27,7 @@ export const networkBlackhole: Scenario = {
   kind: "normal",
   summary: "inventory's broker connections blackholed (bytes dropped, sockets kept open) for 10 s.",
   settleMs: 120_000,
-  appsEnv: proxiedUrls,
+  apps: async (s, facts) => ({ env: await proxiedUrls(s, facts) }),
   fault: async (ctx) => {
     await ctx.sleep(ctx.durationMs * 0.25);
     for (const p of proxiesOf(ctx.facts)) p.blackhole("drop");

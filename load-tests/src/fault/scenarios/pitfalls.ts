@@ -1,20 +1,22 @@
-// One scenario per seed pitfall, each with its protection switched off by ORDERFLOW_LAB_PITFALL (a
-// setting only the lab sets), and its pair "<name>-protected": the same load and faults with the
-// protection on. A pitfall passes when the audit finds the damage it predicts; its pair when none.
+// One scenario per seed pitfall, each run with its protection removed: the stack runs the lab's own
+// compositions of the services and relays (load-tests/src/lab) in place of their own. Its pair
+// "<name>-protected" runs the same load and faults with every protection on. A pitfall passes when the
+// audit finds the damage it predicts; its pair when none.
 
 import { killApplication, startApplication, stopApplication } from "@orderflow/infra";
+import type { LabPitfall } from "../../lab/pitfalls.ts";
+import { labVariant } from "../../lab/variant.ts";
 import { check, damage, expectDamage, expectNoDamage } from "../expectations.ts";
 import type { Expectation, FaultContext, Outcome, Scenario } from "../scenario.ts";
 import { republishSentOrders } from "./duplicate-publish.ts";
 
 interface Pitfall {
-  name: string;
+  name: LabPitfall;
   summary: string;
   /** What breaks, and which protection prevents it (for the docs and the report). */
   predicts: string;
-  env: Record<string, string>;
-  /** Kept when the protection is on (the rollback injection is part of the experiment, not the pitfall). */
-  sharedEnv?: Record<string, string>;
+  /** Share of order transactions rolled back, also in the pair: part of the experiment, not the pitfall. */
+  rollbackRate?: number;
   fault?: (ctx: FaultContext) => Promise<void>;
   minDurationMs?: number;
   settleMs?: number;
@@ -34,7 +36,7 @@ function pair(p: Pitfall): [Scenario, Scenario] {
       name: p.name,
       kind: "pitfall",
       summary: `${p.summary} Predicted: ${p.predicts}`,
-      appsEnv: () => ({ ...p.sharedEnv, ...p.env }),
+      apps: () => labVariant({ pitfall: p.name, rollbackRate: p.rollbackRate ?? 0 }),
       ...common,
       expect: (o) => expectDamage(p.damage(o)),
     },
@@ -42,13 +44,10 @@ function pair(p: Pitfall): [Scenario, Scenario] {
       name: `${p.name}-protected`,
       kind: "normal",
       summary: `The pair of ${p.name}: the same load${p.fault ? " and faults" : ""}${
-        p.sharedEnv
-          ? ` (and ${Object.entries(p.sharedEnv)
-              .map(([k, v]) => `${k}=${v}`)
-              .join(", ")})`
-          : ""
+        p.rollbackRate ? ` (and ${p.rollbackRate * 100}% of order transactions rolled back)` : ""
       } with the protection on: no damage expected.`,
-      appsEnv: () => ({ ...p.sharedEnv }),
+      // The services' own processes, unless the experiment needs the lab's rollbacks.
+      apps: () => (p.rollbackRate ? labVariant({ rollbackRate: p.rollbackRate }) : {}),
       ...common,
       expect: (o) => expectNoDamage(o, p.protectedChecks?.(o) ?? []),
     },
@@ -81,8 +80,7 @@ export const PITFALLS: Pitfall[] = [
       "The order service publishes order.created straight to the broker inside its transaction (no outbox); 10% of order transactions roll back after the publish.",
     predicts:
       "stock reserved for orders the API never accepted (reserved > confirmed units): stock not conserved.",
-    env: { ORDERFLOW_LAB_PITFALL: "publish-before-commit" },
-    sharedEnv: { ORDERFLOW_LAB_ROLLBACK_RATE: "0.1" },
+    rollbackRate: 0.1,
     settleMs: 30_000,
     // The audit reads reservations by the ledger's order ids, so a reservation for an order that never
     // committed shows as stock: reserved units beyond what the confirmed orders account for.
@@ -106,7 +104,6 @@ export const PITFALLS: Pitfall[] = [
     summary:
       "Consumers key their inbox on payload.orderId instead of the message id: an order's second message (points.granted after inventory.reserved) looks like a duplicate.",
     predicts: "orders that never finish (CONFIRMED without points): unfinished > 0.",
-    env: { ORDERFLOW_LAB_PITFALL: "dedup-by-business-id" },
     settleMs: 30_000,
     damage: (o) => {
       const d = damage(o);
@@ -126,7 +123,6 @@ export const PITFALLS: Pitfall[] = [
       "Relays claim outbox rows with a plain SELECT (no SKIP LOCKED, no lease): the fast path, the in-process sweep and the relay process publish the same rows.",
     predicts:
       "duplicate publishes (duplicates caught by the inboxes >> 0) and no effect damage, because the inboxes hold.",
-    env: { ORDERFLOW_LAB_PITFALL: "no-claim-cas" },
     damage: (o) => {
       const d = damage(o);
       const caught = o.audit.absorbed.duplicatesCaughtByInbox ?? 0;
@@ -150,7 +146,6 @@ export const PITFALLS: Pitfall[] = [
     summary:
       "A naive consumer: no inbox, no Redis skip, no state guard in the handlers. Duplicate source: 30 order.created messages already published go out again with the same message id, as a relay crash between publish and mark-sent would send them.",
     predicts: "stock reserved twice or points granted twice for some orders.",
-    env: { ORDERFLOW_LAB_PITFALL: "no-consumer-dedup" },
     fault: async (ctx) => {
       await ctx.sleep(ctx.durationMs * 0.5);
       ctx.mark("fault injected: 30 published order.created sent again");
@@ -190,7 +185,6 @@ export const PITFALLS: Pitfall[] = [
       "Consumers consume with noAck. Inventory, then points, is held down for 6 s (a backlog builds), started, and SIGKILLed 0.5 s after it is ready: the broker has pushed it the whole backlog at once.",
     predicts:
       "orders stuck PENDING or CONFIRMED without points (unfinished > 0); reconciliation (5 min) does not repair within the run.",
-    env: { ORDERFLOW_LAB_PITFALL: "auto-ack" },
     fault: killWithBacklog,
     settleMs: 30_000,
     damage: (o) => {

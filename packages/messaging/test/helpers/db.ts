@@ -3,18 +3,16 @@
 // service's business effect. Dropped afterwards.
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { pgTransaction, type SqlTx } from "@orderflow/db";
+import { pgTransaction, type RunTransaction, type SqlTx } from "@orderflow/db";
 import { adminUrl, type Stack } from "@orderflow/infra";
 import pg from "pg";
-
-const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../prisma/migrations");
+import { INBOX_MIGRATIONS_DIR as MIGRATIONS } from "../../src/index.ts";
 
 export interface TestDatabase {
   name: string;
   url: string;
   pool: pg.Pool;
-  transaction: <T>(fn: (tx: SqlTx) => Promise<T>) => Promise<T>;
+  transaction: RunTransaction<SqlTx>;
   effects(): Promise<{ message_id: string; order_id: string; consumer: string; at: Date }[]>;
   drop(): Promise<void>;
 }

@@ -4,8 +4,8 @@
 import { randomUUID } from "node:crypto";
 import { HttpProblem } from "@orderflow/http";
 import type { ServiceRuntime } from "@orderflow/service-runtime";
+import { CANCEL_ACKS } from "../cancel-acks.ts";
 import type { Db, Tx } from "../db.ts";
-import { CANCEL_ACKS } from "../events.ts";
 import type { RequestContext } from "./create-order.ts";
 import { type OrderView, readOrder } from "./view.ts";
 

@@ -3,7 +3,6 @@
 // conflict. The key row is inserted in the same transaction, so two racing requests create one order.
 import { createHash, randomUUID } from "node:crypto";
 import { HttpProblem } from "@orderflow/http";
-import type { OutgoingMessage } from "@orderflow/outbox";
 import type { ServiceRuntime } from "@orderflow/service-runtime";
 import type { Db, Tx } from "../db.ts";
 import { type OrderView, readOrder } from "./view.ts";
@@ -11,17 +10,6 @@ import { type OrderView, readOrder } from "./view.ts";
 export interface NewOrder {
   customerId: string;
   lines: { sku: string; quantity: number; unitPrice: number }[];
-}
-
-/**
- * The fault lab's switches for this use case (load-tests/src/fault); absent in normal operation.
- * publishNow set = the publish-before-commit pitfall: order.created goes straight to the broker inside
- * the transaction instead of into the outbox. rollbackRate: share of transactions rolled back after
- * their work (as a failing later step or a lost connection would), to show which design leaks them.
- */
-export interface CreateOrderLab {
-  rollbackRate: number;
-  publishNow?: (message: OutgoingMessage) => Promise<void>;
 }
 
 export interface RequestContext {
@@ -55,7 +43,7 @@ async function replay(db: Db, key: string, hash: string): Promise<OrderView | un
 const isUniqueViolation = (e: unknown) => (e as { code?: string }).code === "P2002";
 
 export async function createOrder(
-  deps: { db: Db; runtime: Pick<ServiceRuntime<Tx>, "inTransaction">; lab?: CreateOrderLab },
+  deps: { db: Db; runtime: Pick<ServiceRuntime<Tx>, "inTransaction"> },
   key: string,
   body: NewOrder,
   ctx: RequestContext,
@@ -95,23 +83,16 @@ export async function createOrder(
         total,
         createdAt: createdAt.toISOString(),
       };
-      if (deps.lab?.publishNow) {
-        // LAB PITFALL publish-before-commit: the broker has the event before the database has the order.
-        await deps.lab.publishNow(labMessage(createdMessageId, payload, ctx.correlationId, createdAt));
-      } else {
-        await enqueue({
-          eventType: "order.created",
-          aggregateType: "order",
-          aggregateId: id,
-          messageId: createdMessageId,
-          payload,
-          correlationId: ctx.correlationId,
-          causationId: createdMessageId,
-          ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
-        });
-      }
-      if (deps.lab && deps.lab.rollbackRate > 0 && Math.random() < deps.lab.rollbackRate)
-        throw new Error("fault lab: transaction rolled back on purpose (ORDERFLOW_LAB_ROLLBACK_RATE)");
+      await enqueue({
+        eventType: "order.created",
+        aggregateType: "order",
+        aggregateId: id,
+        messageId: createdMessageId,
+        payload,
+        correlationId: ctx.correlationId,
+        causationId: createdMessageId,
+        ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
+      });
     });
   } catch (e) {
     // A concurrent request with the same key committed first: answer as a replay of it.
@@ -124,24 +105,4 @@ export async function createOrder(
   const order = await readOrder(deps.db, id);
   if (!order) throw new Error(`order ${id} vanished after its commit`);
   return { order, replayed: false };
-}
-
-/** The wire form the relay would have sent (see packages/outbox to-message.ts), for the lab's pitfall. */
-function labMessage(messageId: string, payload: unknown, correlationId: string, at: Date): OutgoingMessage {
-  return {
-    messageId,
-    routingKey: "order.created",
-    type: "order.created",
-    body: Buffer.from(JSON.stringify(payload), "utf8"),
-    correlationId,
-    contentType: "application/json",
-    timestamp: Math.floor(at.getTime() / 1000),
-    headers: {
-      "x-schema-version": 1,
-      "x-aggregate-type": "order",
-      "x-aggregate-id": (payload as { orderId: string }).orderId,
-      "x-correlation-id": correlationId,
-      "x-causation-id": messageId,
-    },
-  };
 }

@@ -1,8 +1,8 @@
 // Reconciliation (对账): orders stuck past a threshold are checked against inventory and points, and
 // the missing step is repaired by re-sending the ORIGINAL event (same message id, so consumers that
 // already applied it skip it) or by asking the peer to re-send its reply. Every repair is logged and counted.
-import type { Log } from "@orderflow/outbox";
-import { resendOutboxMessage } from "@orderflow/service-runtime";
+import type { Logger } from "@orderflow/logging";
+import { resendMessage } from "@orderflow/outbox";
 import type { Db } from "../db.ts";
 import type { Peers } from "./peers.ts";
 
@@ -16,14 +16,14 @@ export type RepairKind =
 export interface RepairDeps {
   db: Db;
   peers: Peers;
-  log: Log;
+  log: Logger;
   /** Wakes the relay after rows were put back to pending. */
   wake: () => void;
   onRepair: (kind: RepairKind) => void;
 }
 
 const republish = (db: Db, messageId: string | null) =>
-  messageId ? resendOutboxMessage(db, messageId) : Promise.resolve(false);
+  messageId ? resendMessage(db, messageId) : Promise.resolve(false);
 
 interface StaleOrder {
   id: string;
@@ -59,7 +59,7 @@ export async function repairStaleOrders(
   const repaired = (orderId: string, kind: RepairKind, fields: Record<string, unknown> = {}) => {
     repairs.push({ orderId, kind });
     deps.onRepair(kind);
-    log("warn", "reconcile.repair", { orderId, kind, ...fields });
+    log.warn({ orderId, kind, ...fields }, "reconcile.repair");
   };
   for (const o of stale) {
     try {
@@ -98,7 +98,7 @@ export async function repairStaleOrders(
       // Touch the order so the next run waits a full threshold before looking at it again.
       await db.order.update({ where: { id: o.id }, data: { updatedAt: new Date() } });
     } catch (e) {
-      log("error", "reconcile.failed", { orderId: o.id, error: (e as Error).message });
+      log.error({ orderId: o.id, error: (e as Error).message }, "reconcile.failed");
     }
   }
   if (repairs.length > 0) deps.wake();

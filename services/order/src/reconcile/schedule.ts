@@ -1,5 +1,5 @@
 // Runs reconciliation and the invariant check on a schedule, with metrics; exposes both for on-demand use.
-import type { Log } from "@orderflow/outbox";
+import type { Logger } from "@orderflow/logging";
 import type { ServiceRuntime } from "@orderflow/service-runtime";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { Db, Tx } from "../db.ts";
@@ -19,7 +19,7 @@ export function startReconciliation(deps: {
   db: Db;
   runtime: Pick<ServiceRuntime<Tx>, "relay">;
   env: Pick<OrderEnv, "reconcile" | "inventoryUrl" | "pointsUrl">;
-  log: Log;
+  log: Logger;
   metrics: Registry;
   peers?: Peers;
   schedule?: boolean;
@@ -50,7 +50,7 @@ export function startReconciliation(deps: {
   const invariants = async () => {
     const report = await checkInvariants(deps.db, peers);
     if (report.settled) violations.set(report.violations.length);
-    if (!report.ok) deps.log(report.settled ? "error" : "info", "invariants.violated", { ...report });
+    if (!report.ok) deps.log[report.settled ? "error" : "info"]({ ...report }, "invariants.violated");
     return report;
   };
   const timer =
@@ -59,9 +59,7 @@ export function startReconciliation(deps: {
       : setInterval(() => {
           runOnce()
             .then(() => invariants())
-            .catch((e: unknown) =>
-              deps.log("error", "reconcile.run_failed", { error: (e as Error).message }),
-            );
+            .catch((e: unknown) => deps.log.error({ error: (e as Error).message }, "reconcile.run_failed"));
         }, deps.env.reconcile.intervalMs);
   timer?.unref();
   return { runOnce, invariants, stop: () => timer && clearInterval(timer) };

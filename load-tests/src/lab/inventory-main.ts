@@ -1,0 +1,18 @@
+// The inventory service as the fault lab runs it: its own composition with the lab's parts.
+import { inventoryService, readEnv, type Tx } from "@orderflow/inventory";
+import { createLogger } from "@orderflow/logging";
+import { main } from "@orderflow/service-runtime";
+import { readLabEnv } from "./env.ts";
+import { reserveStockUnguarded } from "./naive-steps.ts";
+import { commonLabParts } from "./parts.ts";
+import { warnLabOn } from "./warn.ts";
+
+main(() => {
+  const env = readEnv();
+  const lab = readLabEnv();
+  warnLabOn(createLogger({ name: "inventory", level: env.logLevel }), lab);
+  const parts = commonLabParts<Tx>(lab);
+  // The naive consumer drops the steps' state guards too.
+  if (lab.pitfall === "no-consumer-dedup") parts.steps = { "order.created": reserveStockUnguarded };
+  return inventoryService(env, parts);
+});

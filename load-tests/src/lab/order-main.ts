@@ -1,0 +1,25 @@
+// The order service as the fault lab runs it: its own composition with the lab's parts.
+import { createLogger } from "@orderflow/logging";
+import { createBrokerConnection, createConfirmPublisher } from "@orderflow/messaging";
+import { orderService, readEnv, type Tx } from "@orderflow/order";
+import { enqueue } from "@orderflow/outbox";
+import { main, type ServiceParts } from "@orderflow/service-runtime";
+import { readLabEnv } from "./env.ts";
+import { commonLabParts } from "./parts.ts";
+import { publishOrderCreatedNow, rollBackSomeOrders } from "./publish-before-commit.ts";
+import { warnLabOn } from "./warn.ts";
+
+main(() => {
+  const env = readEnv();
+  const lab = readLabEnv();
+  const log = createLogger({ name: "order", level: env.logLevel });
+  warnLabOn(log, lab);
+  const parts: ServiceParts<Tx> = commonLabParts<Tx>(lab);
+  let write = (tx: Tx, event: Parameters<typeof enqueue>[1]) => enqueue(tx, event);
+  if (lab.pitfall === "publish-before-commit") {
+    const connection = createBrokerConnection({ urls: env.amqpUrls, name: "order-lab-publish-now", log });
+    write = publishOrderCreatedNow(createConfirmPublisher(connection, { log }));
+  }
+  if (lab.rollbackRate > 0) write = rollBackSomeOrders(write, lab.rollbackRate);
+  return orderService(env, { ...parts, enqueue: write });
+});

@@ -1,0 +1,105 @@
+// The consumer's shapes: what a service gives (handlers, a transaction runner, the seams it is composed
+// of) and what it gets back. Apart from the implementation so every part imports them without a cycle.
+import type { EventPayload, EventType } from "@orderflow/contracts";
+import type { RunTransaction, SqlTx } from "@orderflow/db";
+import type { Logger } from "@orderflow/logging";
+import type { Channel } from "amqplib";
+import type { BrokerConnection } from "./connection-types.ts";
+import type { DedupCache } from "./dedup-cache.ts";
+import type { InboundEvent, ParkReason } from "./inbound.ts";
+import type { Inbox } from "./inbox.ts";
+import type { RetentionConfig } from "./retention.ts";
+import type { RetryTier } from "./topology.ts";
+
+/** void = done. A business rejection (insufficient stock...) is also a success for the message: the
+ * handler has written its compensating event (outbox row) in the same tx, and the message is acked. */
+export type HandlerResult = undefined | { rejected: string };
+
+/** Handles one event type inside the transaction that also holds the inbox claim. */
+export type Handler<T extends EventType, Tx extends SqlTx = SqlTx> = (
+  event: InboundEvent<EventPayload<T>> & { type: T },
+  tx: Tx,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing is a plain "done"
+) => Promise<HandlerResult | void>;
+
+export type Handlers<Tx extends SqlTx = SqlTx> = { [T in EventType]?: Handler<T, Tx> };
+
+export type Outcome =
+  | { kind: "done" | "rejected" | "duplicate" | "duplicate-cache"; messageId: string; type: string }
+  | {
+      kind: "retried";
+      messageId: string;
+      type: string;
+      tier: RetryTier;
+      /** The attempt number the copy carries; not increased for an infrastructure failure. */
+      attempt: number;
+      error: string;
+      /** The failure came before the handler ran (database unavailable): the attempt was not spent. */
+      infrastructure: boolean;
+    }
+  | { kind: "parked"; messageId: string | undefined; reason: ParkReason; detail: string }
+  | { kind: "requeued"; messageId: string | undefined; error: string };
+
+/**
+ * How acks are given. "manual" (the default): after the transaction committed, so a crash before that
+ * redelivers. "auto" (noAck): the broker forgets a message as soon as it sends it, so a crash loses it.
+ */
+export type AckMode = "manual" | "auto";
+
+export interface ConsumerOptions<Tx extends SqlTx = SqlTx> {
+  connection: BrokerConnection;
+  /** The work queue, e.g. "inventory.order-events". */
+  queue: string;
+  /** Inbox key part: stable per logical consumer, shared by its instances. */
+  consumerName: string;
+  handlers: Handlers<Tx>;
+  /** Opens the transaction each handler runs in (with the inbox claim). */
+  transaction: RunTransaction<Tx>;
+  retention: RetentionConfig;
+  /** Early skip before the database (Redis); "known" must mean "applied". */
+  dedupCache?: DedupCache;
+  /** What a delivery is deduplicated on. Default: the message id (one key per message). */
+  dedupKey?: (event: InboundEvent) => string;
+  /** Where applied keys are recorded, in the handler's transaction. Default: sqlInbox. */
+  inbox?: Inbox;
+  /** Default "manual": ack after commit. */
+  ackMode?: AckMode;
+  /** Default 100 (quorum queues perform badly below). */
+  prefetch?: number;
+  /** One retry per entry, then the parking lot. Default 1s, 5s, 30s. */
+  retrySchedule?: readonly RetryTier[];
+  /** Which handler errors are worth a retry. Default: all but PoisonMessageError. */
+  isTransient?: (e: unknown) => boolean;
+  /** Wait after a lost channel before re-subscribing on a live connection. Default 1500. */
+  resubscribeDelayMs?: number;
+  /** Interval of the silent-channel watchdog (0 = off). Default 15000. */
+  silentChannelCheckMs?: number;
+  shutdownTimeoutMs?: number;
+  confirmTimeoutMs?: number;
+  log?: Logger;
+  /** Observes every outcome (metrics, tests). */
+  onOutcome?: (o: Outcome) => void;
+  /** Named fault points a test arms to break the runtime on purpose; never set in services. */
+  faults?: ConsumerFaults;
+}
+
+export interface ConsumerFaults {
+  /** Runs once a consumer is subscribed, with its channel (e.g. cancel it behind the runtime's back). */
+  afterSubscribe?: (ch: Channel, consumerTag: string) => Promise<void>;
+}
+
+export interface ConsumerHealth {
+  queue: string;
+  consuming: boolean;
+  inFlight: number;
+  counts: Record<Outcome["kind"] | "recycled", number>;
+  /** Each interruption of intake: when it began and how long until consuming again (ms). */
+  gaps: { at: number; ms: number }[];
+  lastDeliveryAt: number | undefined;
+}
+
+export interface Consumer {
+  health(): ConsumerHealth;
+  /** Stops intake, waits for in-flight handlers (up to shutdownTimeoutMs), closes its channels. Idempotent. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,89 @@
+// Recording the fate of a delivery: ack it, give it back to the broker, move it to a retry tier or to
+// the parking lot (both with a confirm BEFORE the ack, so a message is never in neither place).
+import type { Logger } from "@orderflow/logging";
+import type { Channel, ConsumeMessage } from "amqplib";
+import type { AckMode, Outcome } from "./consumer-types.ts";
+import type { ParkReason } from "./inbound.ts";
+import type { ConfirmPublisher } from "./publisher-types.ts";
+import { parkTo, retryTo } from "./republish.ts";
+import type { RetryTier } from "./topology.ts";
+
+/** One delivery and its logger (carrying messageId, correlationId, eventType, queue). */
+export interface Delivery {
+  ch: Channel;
+  msg: ConsumeMessage;
+  log: Logger;
+}
+
+export interface RetryPlan {
+  type: string;
+  messageId: string;
+  tier: RetryTier;
+  attempt: number;
+  error: string;
+  infrastructure: boolean;
+}
+
+export interface SettleDeps {
+  queue: string;
+  consumerName: string;
+  ackMode: AckMode;
+  /** Confirm publisher for retries and parking. */
+  publisher: ConfirmPublisher;
+  report: (o: Outcome) => void;
+}
+
+export interface Settle {
+  ack(d: Delivery): void;
+  requeue(d: Delivery, error: string): void;
+  park(d: Delivery, reason: ParkReason, detail: string): Promise<void>;
+  retry(d: Delivery, plan: RetryPlan): Promise<void>;
+}
+
+export function createSettle(deps: SettleDeps): Settle {
+  const auto = deps.ackMode === "auto";
+  const ack = (d: Delivery): void => {
+    if (auto) return; // the broker already forgot it when it sent it
+    try {
+      d.ch.ack(d.msg);
+    } catch (e) {
+      // The channel died after commit: the broker redelivers and the inbox turns it into a no-op.
+      d.log.warn({ error: (e as Error).message }, "consumer.ack_lost");
+    }
+  };
+  const requeue = (d: Delivery, error: string): void => {
+    deps.report({ kind: "requeued", messageId: d.msg.properties.messageId, error });
+    if (auto) return; // nothing to give back: lost
+    try {
+      d.ch.nack(d.msg, false, true);
+    } catch {}
+  };
+  return {
+    ack,
+    requeue,
+    async park(d, reason, detail) {
+      try {
+        await parkTo(deps.publisher, deps.queue, deps.consumerName, d.msg, reason, detail);
+      } catch (e) {
+        // Not parked: give it back to the broker (counts toward x-delivery-limit, whose dead-letter target
+        // is the same parking lot).
+        d.log.error({ reason, error: (e as Error).message }, "consumer.park_failed_requeued");
+        return requeue(d, (e as Error).message);
+      }
+      d.log.warn({ reason, detail }, "consumer.parked");
+      deps.report({ kind: "parked", messageId: d.msg.properties.messageId, reason, detail });
+      ack(d);
+    },
+    async retry(d, p) {
+      try {
+        await retryTo(deps.publisher, deps.queue, d.msg, p.tier, p.attempt, p.error);
+      } catch (pe) {
+        d.log.error({ error: (pe as Error).message }, "consumer.retry_failed_requeued");
+        return requeue(d, (pe as Error).message);
+      }
+      const { type, messageId, tier, attempt, error, infrastructure } = p;
+      deps.report({ kind: "retried", messageId, type, tier, attempt, error, infrastructure });
+      ack(d);
+    },
+  };
+}

@@ -1,0 +1,98 @@
+// Publishing one claimed batch and recording what the broker said about each row:
+//  - confirmed: marked sent (or done), retried through a short database blip;
+//  - refused: attempts + 1 and a backoff, or failed (9) after the last delay;
+//  - unavailable: the lease is released (the row is due again) and the health gate closes: an outage is
+//    never the row's fault and costs no attempt.
+import type { Logger } from "@orderflow/logging";
+import type { ConfirmPublisher, PublishOutcome } from "@orderflow/messaging";
+import type pg from "pg";
+import { nextRetryDelayMs } from "./backoff.ts";
+import type { ClaimStrategy } from "./claim.ts";
+import type { HealthGate } from "./health-gate.ts";
+import type { OutboxMetrics } from "./metrics.ts";
+import { firstIds, type RelayConfig, type RelayFaults, rowFields } from "./relay-config.ts";
+import { markSent } from "./sql/mark-sent.ts";
+import { recordRefusal } from "./sql/record-refusal.ts";
+import { releaseClaims } from "./sql/release-claims.ts";
+import { toMessage } from "./to-message.ts";
+import type { ClaimedRow } from "./types.ts";
+
+/** What the relay's parts share. */
+export interface RelayParts {
+  pool: pg.Pool;
+  publisher: ConfirmPublisher;
+  log: Logger;
+  metrics: OutboxMetrics | undefined;
+  cfg: RelayConfig;
+  claim: ClaimStrategy;
+  faults: RelayFaults | undefined;
+  gate: HealthGate;
+}
+
+async function retryDb<T>(p: RelayParts, what: string, fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (attempt >= p.cfg.dbRetries) throw e;
+      p.log.warn({ what, attempt, error: (e as Error).message }, "relay.db_retry");
+      await new Promise((r) => setTimeout(r, 200 * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+async function recordConfirmed(p: RelayParts, confirmed: ClaimedRow[], path: "fast" | "sweep") {
+  const now = Date.now();
+  // The broker has these: retry the mark through a short database blip rather than leave them to the
+  // lease expiry, which would publish them a second time.
+  const ids = confirmed.map((r) => r.id);
+  await retryDb(p, "mark_sent", () => markSent(p.pool, ids, p.cfg.doneOnConfirm));
+  p.metrics?.sent.inc(confirmed.length);
+  for (const r of confirmed) p.metrics?.timeInOutbox.observe((now - r.createdAt.getTime()) / 1000);
+  p.log.debug({ path, count: confirmed.length, messageIds: firstIds(confirmed) }, "relay.sent");
+  p.gate.confirmed();
+}
+
+async function refuse(p: RelayParts, row: ClaimedRow, reason: string): Promise<void> {
+  p.metrics?.refused.inc();
+  const failedAttempts = row.attempts + 1;
+  const delay = nextRetryDelayMs(failedAttempts, p.cfg.backoffMs, p.cfg.backoffJitter);
+  const r = await recordRefusal(p.pool, row.id, reason, delay);
+  const fields = { ...rowFields(row), attempts: failedAttempts, error: reason };
+  if (r?.status === 9) {
+    p.metrics?.failed.inc();
+    p.log.error(fields, "relay.message_failed");
+  } else p.log.warn({ ...fields, retryInMs: delay }, "relay.message_refused");
+}
+
+export async function publishAndRecord(p: RelayParts, rows: ClaimedRow[], path: "fast" | "sweep") {
+  const started = performance.now();
+  const outcomes = await p.publisher.publishBatch(rows.map(toMessage));
+  p.metrics?.publishLatency.observe((performance.now() - started) / 1000);
+  await p.faults?.afterPublish?.(rows, outcomes);
+
+  const confirmed: ClaimedRow[] = [];
+  const unavailable: ClaimedRow[] = [];
+  const refused: [ClaimedRow, string][] = [];
+  let lastUnavailable = "";
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as ClaimedRow;
+    const o = outcomes[i] as PublishOutcome;
+    if (o.status === "confirmed") confirmed.push(row);
+    else if (o.status === "unavailable") {
+      unavailable.push(row);
+      lastUnavailable = o.reason;
+    } else refused.push([row, o.reason]);
+  }
+  // Confirmed rows are recorded first: if the database fails later in this function, only rows the
+  // broker does not have are left to their lease.
+  if (confirmed.length > 0) await recordConfirmed(p, confirmed, path);
+  for (const [row, reason] of refused) await refuse(p, row, reason);
+  if (unavailable.length > 0) {
+    await releaseClaims(
+      p.pool,
+      unavailable.map((r) => r.id),
+    );
+    p.gate.close(lastUnavailable, unavailable.length, firstIds(unavailable));
+  }
+}

@@ -1,0 +1,87 @@
+// The relay as its own process (relay-main.ts runs it; a test entry may pass fault points). It owns its
+// pg pool, so a busy service pool cannot starve it, and its broker connection. SIGTERM/SIGINT: stop
+// intake, drain the batch in flight, close; a second signal exits at once.
+import http from "node:http";
+import { createLogger, type Logger } from "@orderflow/logging";
+import { createConfirmPublisher } from "@orderflow/messaging";
+import pg from "pg";
+import { Registry } from "prom-client";
+import { createArchiver } from "./archiver.ts";
+import type { ClaimStrategy } from "./claim.ts";
+import type { OutboxEnv } from "./env.ts";
+import { createOutboxMetrics } from "./metrics.ts";
+import { createReconciler } from "./reconciler.ts";
+import { createRelay, type RelayFaults } from "./relay.ts";
+import { createRelayConnection } from "./relay-connection.ts";
+
+export interface RelayProcessParts {
+  claim?: ClaimStrategy;
+  faults?: RelayFaults;
+}
+
+function serveMetrics(registry: Registry, port: number | undefined): http.Server | undefined {
+  if (port === undefined) return undefined;
+  return http
+    .createServer(async (_req, res) => {
+      res.setHeader("content-type", registry.contentType);
+      res.end(await registry.metrics());
+    })
+    .listen(port, "127.0.0.1");
+}
+
+function onSignals(log: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, "relay.forced_exit");
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal }, "relay.stopping");
+    await stop();
+    log.info("relay.stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+/** Starts every part of the relay process and returns once they run; signals stop it. */
+export async function runRelayProcess(env: OutboxEnv, parts: RelayProcessParts = {}): Promise<void> {
+  const log = createLogger({ name: "outbox-relay", level: env.logLevel });
+  const pool = new pg.Pool({
+    connectionString: env.databaseUrl,
+    max: env.poolMax,
+    application_name: "outbox-relay",
+  });
+  pool.on("error", (e) => log.warn({ error: e.message }, "pg.pool_error"));
+  const registry = new Registry();
+  const metrics = createOutboxMetrics({ registry, pool, staleSentAfterMs: env.reconcile.staleAfterMs });
+  const { reconnectDelayMs, ...publisherOpts } = env.publisher;
+  const connection = createRelayConnection({
+    urls: env.amqpUrls,
+    log,
+    ...(reconnectDelayMs !== undefined ? { reconnectDelayMs } : {}),
+  });
+  const publisher = createConfirmPublisher(connection, {
+    ...publisherOpts,
+    log,
+    onWindow: (n) => metrics.confirmWindow.set(n),
+  });
+  const relay = createRelay({ pool, publisher, log, metrics, config: env.relay, ...parts });
+  const reconciler = createReconciler({ pool, publisher, log, metrics, config: env.reconcile });
+  const archiver = createArchiver({ pool, log, metrics, config: env.archive });
+  relay.start();
+  if (env.reconcile.enabled) reconciler.start();
+  if (env.archive.enabled) archiver.start();
+  const server = serveMetrics(registry, env.metricsPort);
+  log.info({ nodes: env.amqpUrls.length }, "relay.started");
+  onSignals(log, async () => {
+    await relay.stop();
+    await Promise.all([reconciler.stop(), archiver.stop()]);
+    server?.close();
+    await publisher.close();
+    await connection.close();
+    await pool.end();
+  });
+}

@@ -1,0 +1,46 @@
+// The parts a service is composed of. Each default is the protection the design relies on; the fault
+// lab (load-tests/src/lab) composes a service with other parts to show what each protection prevents.
+// Production code never chooses anything but the defaults: it simply passes no parts.
+import type { EventPayload, EventType } from "@orderflow/contracts";
+import type { SqlTx } from "@orderflow/db";
+import type { DedupCache, HandlerResult, InboundEvent, Inbox } from "@orderflow/messaging";
+import type { ClaimStrategy, OutboxEvent } from "@orderflow/outbox";
+
+/** Writes an event inside the caller's transaction; returns its message id. */
+export type Enqueue = (event: OutboxEvent) => Promise<string>;
+
+/** What a saga step gets: the consumer's transaction, typed as the service's own, and an enqueue bound to it. */
+export interface StepContext<Tx> {
+  tx: Tx;
+  enqueue: Enqueue;
+}
+
+/**
+ * One step of the saga: applies one event type inside the consumer's transaction, after the inbox claim.
+ * Returns nothing when done, or `{ rejected }` when it answered with a business rejection.
+ */
+export type Step<T extends EventType, Tx> = (
+  event: InboundEvent<EventPayload<T>> & { type: T },
+  ctx: StepContext<Tx>,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a step that returns nothing is a plain "done"
+) => Promise<HandlerResult | void>;
+
+/** A service's subscriptions: the event types bound to its work queue, each with the step that applies it. */
+export type Subscriptions<Tx> = { [T in EventType]?: Step<T, Tx> };
+
+export interface ServiceParts<Tx extends SqlTx> {
+  /** How an event leaves a transaction. Default: an outbox row, published after the commit. */
+  enqueue?: (tx: Tx, event: OutboxEvent) => Promise<string>;
+  /** How relays claim outbox rows. Default: the leased claim (SKIP LOCKED, lease, compare-and-set). */
+  claim?: ClaimStrategy;
+  /** The consumer's deduplication key. Default: the message id (never a business id). */
+  dedupKey?: (event: InboundEvent) => string;
+  /** Where the consumer records what it applied. Default: the inbox table, in the effect's transaction. */
+  inbox?: Inbox;
+  /** Default: manual acks, after the commit. */
+  ackMode?: "manual" | "auto";
+  /** The early skip before the transaction. Default: Redis when REDIS_URL is set. */
+  dedupCache?: (redisUrl: string | undefined) => DedupCache | undefined;
+  /** Steps replacing the service's own, by event type. */
+  steps?: Subscriptions<Tx>;
+}

@@ -1,0 +1,30 @@
+// The inventory service, composed: its queue and steps, its database, its routes. main.ts runs it with
+// every protection on; the fault lab runs it with other parts (see @orderflow/service-runtime parts.ts).
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { CommonEnv, ServiceDefinition, ServiceParts } from "@orderflow/service-runtime";
+import { createDb, type Db, type Tx } from "./db.ts";
+import { registerInventoryRoutes } from "./routes.ts";
+import { PUBLISHES, QUEUE, SUBSCRIPTIONS } from "./subscriptions.ts";
+
+export function inventoryService(env: CommonEnv, parts?: ServiceParts<Tx>): ServiceDefinition<Db, Tx> {
+  return {
+    service: "inventory",
+    envPrefix: "INVENTORY",
+    env,
+    migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../prisma/migrations"),
+    queue: QUEUE,
+    subscriptions: SUBSCRIPTIONS,
+    publishes: PUBLISHES,
+    createDb: (url) => createDb(url),
+    transaction: (db) => (fn) => db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 }),
+    disconnect: (db) => db.$disconnect(),
+    // Inventory re-sends events only when the order service's reconciliation asks it to.
+    reconciliationPeriodMs: 10 * 60_000,
+    routes: (app, deps) => {
+      registerInventoryRoutes(app, deps);
+      return undefined;
+    },
+    ...(parts ? { parts } : {}),
+  };
+}

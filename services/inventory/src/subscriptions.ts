@@ -1,0 +1,18 @@
+// What the inventory service consumes and publishes, in one place.
+//
+// consumes (queue inventory.order-events)       step              publishes (outbox)
+//   order.created                               reserve-stock     inventory.reserved | inventory.rejected
+//   order.cancelled                             release-stock     inventory.released
+import type { Subscriptions } from "@orderflow/service-runtime";
+import type { Tx } from "./db.ts";
+import { releaseStock } from "./steps/release-stock.ts";
+import { reserveStock } from "./steps/reserve-stock.ts";
+
+export const QUEUE = "inventory.order-events";
+
+export const SUBSCRIPTIONS: Subscriptions<Tx> = {
+  "order.created": reserveStock,
+  "order.cancelled": releaseStock,
+};
+
+export const PUBLISHES = ["inventory.reserved", "inventory.rejected", "inventory.released"] as const;

@@ -1,0 +1,83 @@
+// The replies inventory publishes, as they arrive on the broker: a temporary queue of the test's own,
+// bound to the reply routing keys, sees each one with its AMQP properties and headers.
+import type { ConsumeMessage } from "amqplib";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import {
+  type Inventory,
+  openInventory,
+  orderCancelled,
+  orderCreated,
+  type ReplyTap,
+  replyTo,
+  runId,
+  type Sent,
+  setStock,
+  tapReplies,
+} from "./helpers.ts";
+
+let inv: Inventory;
+let tap: ReplyTap;
+beforeAll(async () => {
+  inv = await openInventory();
+  tap = await tapReplies(inv.stack, ["inventory.reserved", "inventory.rejected", "inventory.released"]);
+});
+afterAll(async () => {
+  await tap?.close();
+  await inv?.close();
+});
+
+/** What every reply carries: its type as routing key and AMQP type, the saga's correlation id, and the
+ * incoming message's id as its causation id; its message id is the outbox row's. */
+async function expectReplyTo(sent: Sent, type: string, m: ConsumeMessage) {
+  const row = await replyTo(inv, sent.messageId);
+  expect(m.fields.exchange).toBe("orderflow.events");
+  expect(m.fields.routingKey).toBe(type);
+  expect(m.properties.type).toBe(type);
+  expect(m.properties.messageId).toBe(row.message_id);
+  expect(m.properties.messageId).not.toBe(sent.messageId);
+  expect(m.properties.contentType).toBe("application/json");
+  expect(m.properties.correlationId).toBe(sent.correlationId);
+  expect(m.properties.headers).toMatchObject({
+    "x-correlation-id": sent.correlationId,
+    "x-causation-id": sent.messageId,
+    "x-schema-version": 1,
+  });
+  const body = JSON.parse(m.content.toString("utf8"));
+  expect(body).toEqual(row.payload);
+  return body;
+}
+
+test("order.created that fits the stock is answered on the wire by inventory.reserved", async () => {
+  const sku = `wire-${runId()}`;
+  await setStock(inv, sku, 3);
+  const order = orderCreated([{ sku, quantity: 3 }]);
+  const sent = await inv.publish("order.created", order);
+  const body = await expectReplyTo(sent, "inventory.reserved", await tap.next(sent.messageId));
+  expect(body).toEqual({ orderId: order.orderId, lines: [{ sku, quantity: 3 }] });
+});
+
+test("order.created that does not fit is answered on the wire by inventory.rejected with the reason", async () => {
+  const sku = `wire-${runId()}-short`;
+  await setStock(inv, sku, 0);
+  const order = orderCreated([{ sku, quantity: 1 }]);
+  const sent = await inv.publish("order.created", order);
+  const body = await expectReplyTo(sent, "inventory.rejected", await tap.next(sent.messageId));
+  expect(body).toEqual({
+    orderId: order.orderId,
+    reason: `insufficient stock for ${sku}: 0 available, 1 wanted`,
+    sku,
+  });
+});
+
+test("order.cancelled is answered on the wire by inventory.released in the same saga", async () => {
+  const sku = `wire-${runId()}-cancel`;
+  await setStock(inv, sku, 2);
+  const order = orderCreated([{ sku, quantity: 1 }]);
+  const created = await inv.publish("order.created", order);
+  await tap.next(created.messageId);
+  const sent = await inv.publish("order.cancelled", orderCancelled(order), {
+    correlationId: created.correlationId,
+  });
+  const body = await expectReplyTo(sent, "inventory.released", await tap.next(sent.messageId));
+  expect(body).toEqual({ orderId: order.orderId });
+});

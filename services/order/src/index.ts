@@ -1,0 +1,7 @@
+// What other packages (the fault lab, the bench) use of the order service.
+
+export { CANCEL_ACKS } from "./cancel-acks.ts";
+export { createDb, type Db, type Tx } from "./db.ts";
+export { readEnv } from "./env.ts";
+export { orderService } from "./service.ts";
+export { PUBLISHES, QUEUE, SUBSCRIPTIONS } from "./subscriptions.ts";

@@ -1,0 +1,35 @@
+// The order service, composed: its queue and steps, its database, its routes and its reconciliation.
+// main.ts runs it with every protection on; the fault lab runs it with other parts
+// (see @orderflow/service-runtime parts.ts).
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ServiceDefinition, ServiceParts } from "@orderflow/service-runtime";
+import { createDb, type Db, type Tx } from "./db.ts";
+import type { OrderEnv } from "./env.ts";
+import { startReconciliation } from "./reconcile/schedule.ts";
+import { registerOrderRoutes } from "./routes.ts";
+import { PUBLISHES, QUEUE, SUBSCRIPTIONS } from "./subscriptions.ts";
+
+export function orderService(env: OrderEnv, parts?: ServiceParts<Tx>): ServiceDefinition<Db, Tx> {
+  return {
+    service: "order",
+    envPrefix: "ORDER",
+    env,
+    migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../prisma/migrations"),
+    queue: QUEUE,
+    subscriptions: SUBSCRIPTIONS,
+    // Every event the order service publishes is answered by a reply (contracts' REPLIES), which marks
+    // its row done: none is done on confirm alone.
+    publishes: PUBLISHES,
+    createDb: (url) => createDb(url),
+    transaction: (db) => (fn) => db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 }),
+    disconnect: (db) => db.$disconnect(),
+    reconciliationPeriodMs: env.reconcile.intervalMs + env.reconcile.staleAfterMs,
+    routes: (app, { db, runtime, log }) => {
+      const reconciliation = startReconciliation({ db, runtime, env, log, metrics: runtime.metrics });
+      registerOrderRoutes(app, { db, runtime, reconciliation });
+      return reconciliation;
+    },
+    ...(parts ? { parts } : {}),
+  };
+}

@@ -1,0 +1,28 @@
+// What the order service consumes and publishes, in one place.
+//
+// publishes (outbox, routing key = event type)     consumes (queue order.saga-replies)   step
+//   order.created    -> inventory                    inventory.reserved                  confirm-order
+//   order.confirmed  -> points                       inventory.rejected                  cancel-rejected-order
+//   order.cancelled  -> inventory, points            points.granted                      record-points
+//                                                    inventory.released                  record-cancel-ack
+//                                                    points.reversed                     record-cancel-ack
+// order.created comes from POST /orders (orders/create-order.ts), order.cancelled also from
+// POST /orders/:id/cancel (orders/cancel-order.ts).
+import type { Subscriptions } from "@orderflow/service-runtime";
+import type { Tx } from "./db.ts";
+import { cancelRejectedOrder } from "./steps/cancel-rejected-order.ts";
+import { confirmOrder } from "./steps/confirm-order.ts";
+import { recordPointsReversed, recordStockReleased } from "./steps/record-cancel-ack.ts";
+import { recordPoints } from "./steps/record-points.ts";
+
+export const QUEUE = "order.saga-replies";
+
+export const SUBSCRIPTIONS: Subscriptions<Tx> = {
+  "inventory.reserved": confirmOrder,
+  "inventory.rejected": cancelRejectedOrder,
+  "points.granted": recordPoints,
+  "inventory.released": recordStockReleased,
+  "points.reversed": recordPointsReversed,
+};
+
+export const PUBLISHES = ["order.created", "order.confirmed", "order.cancelled"] as const;

@@ -1,0 +1,108 @@
+// Points' grant step (order.confirmed -> points.granted), black-box: the event goes in through the
+// broker, effects come out through the HTTP API and the service's outbox.
+import { pointsFor } from "@orderflow/contracts";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import {
+  duplicatesSeen,
+  eventually,
+  grantOf,
+  openPoints,
+  orderConfirmed,
+  type Points,
+  pointsOf,
+  repliesTo,
+  replyTo,
+  runId,
+} from "./helpers.ts";
+
+let svc: Points;
+beforeAll(async () => {
+  svc = await openPoints();
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+test("order.confirmed grants 1 point per whole currency unit of the total and replies points.granted", async () => {
+  const order = orderConfirmed(12_399); // 123.99 -> 123 points, rounded down
+  expect(pointsFor(order.total)).toBe(123);
+  const sent = await svc.publish("order.confirmed", order);
+
+  const reply = await replyTo(svc, sent.messageId);
+  expect(reply.event_type).toBe("points.granted");
+  expect(reply.payload).toEqual({ orderId: order.orderId, customerId: order.customerId, points: 123 });
+  expect(reply.headers).toMatchObject({ correlationId: sent.correlationId, causationId: sent.messageId });
+  expect(await grantOf(svc, order.orderId)).toMatchObject({
+    orderId: order.orderId,
+    customerId: order.customerId,
+    points: 123,
+    status: "GRANTED",
+  });
+  const account = await pointsOf(svc, order.customerId);
+  expect(account.balance).toBe(123);
+  expect(account.grants).toMatchObject([{ orderId: order.orderId, points: 123, status: "GRANTED" }]);
+});
+
+test("grants of one customer's orders add up on the balance", async () => {
+  const customer = `pts-${runId()}-two`;
+  const first = orderConfirmed(2_500, customer);
+  const second = orderConfirmed(99, customer); // under one currency unit: 0 points, still a grant
+  const sent = [await svc.publish("order.confirmed", first), await svc.publish("order.confirmed", second)];
+  for (const s of sent) await replyTo(svc, s.messageId);
+
+  const account = await pointsOf(svc, customer);
+  expect(account.balance).toBe(25);
+  expect(account.grants.map((g) => [g.orderId, g.points, g.status]).sort()).toEqual(
+    [
+      [first.orderId, 25, "GRANTED"],
+      [second.orderId, 0, "GRANTED"],
+    ].sort(),
+  );
+});
+
+test("a redelivered order.confirmed (same message id) grants once and replies once", async () => {
+  const order = orderConfirmed(5_000);
+  const sent = await svc.publish("order.confirmed", order);
+  await replyTo(svc, sent.messageId);
+  expect((await pointsOf(svc, order.customerId)).balance).toBe(50);
+
+  const before = await duplicatesSeen(svc, "order.confirmed");
+  await svc.redeliver(sent);
+  await eventually("the consumer to recognise the redelivery as a duplicate", async () =>
+    (await duplicatesSeen(svc, "order.confirmed")) > before ? true : undefined,
+  );
+
+  expect((await pointsOf(svc, order.customerId)).balance).toBe(50);
+  expect((await pointsOf(svc, order.customerId)).grants).toHaveLength(1);
+  expect((await repliesTo(svc, sent.messageId)).map((r) => r.event_type)).toEqual(["points.granted"]);
+});
+
+test("the same order.confirmed delivered twice at once (both in flight) grants once", async () => {
+  const order = orderConfirmed(7_777);
+  const before = await duplicatesSeen(svc, "order.confirmed");
+  // Back to back: the second copy can arrive before the first has committed, so the early-skip cache
+  // does not know it yet and the inbox (primary key on the message id) has to catch it.
+  const sent = await svc.publish("order.confirmed", order);
+  await svc.redeliver(sent);
+  await eventually("the consumer to recognise one copy as a duplicate", async () =>
+    (await duplicatesSeen(svc, "order.confirmed")) > before ? true : undefined,
+  );
+  await replyTo(svc, sent.messageId);
+
+  expect((await pointsOf(svc, order.customerId)).balance).toBe(77);
+  expect((await repliesTo(svc, sent.messageId)).map((r) => r.event_type)).toEqual(["points.granted"]);
+});
+
+test("a second order.confirmed for an already granted order (new message id) grants nothing more", async () => {
+  const order = orderConfirmed(3_000);
+  const first = await svc.publish("order.confirmed", order);
+  await replyTo(svc, first.messageId);
+
+  // Reconciliation or a replaying producer may send the same fact under a new message id: the inbox
+  // cannot catch it, the grant's own state must.
+  const again = await svc.publish("order.confirmed", order, { correlationId: first.correlationId });
+  const reply = await replyTo(svc, again.messageId);
+  expect(reply.event_type).toBe("points.granted");
+  expect((await pointsOf(svc, order.customerId)).balance).toBe(30);
+  expect(await grantOf(svc, order.orderId)).toMatchObject({ points: 30, status: "GRANTED" });
+});
