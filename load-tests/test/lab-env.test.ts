@@ -14,8 +14,12 @@ test("an unknown pitfall is refused with the list of known ones", () => {
 });
 
 test("a rollback rate outside 0..1 is refused", () => {
-  expect(() => readLabEnv({ ORDERFLOW_LAB_ROLLBACK_RATE: "1.5" })).toThrow(/between 0 and 1, got "1.5"/);
-  expect(() => readLabEnv({ ORDERFLOW_LAB_ROLLBACK_RATE: "abc" })).toThrow(/between 0 and 1/);
+  expect(() => readLabEnv({ ORDERFLOW_LAB_ROLLBACK_RATE: "1.5" })).toThrow(
+    `ORDERFLOW_LAB_ROLLBACK_RATE must be a number 0-1, got "1.5"`,
+  );
+  expect(() => readLabEnv({ ORDERFLOW_LAB_ROLLBACK_RATE: "abc" })).toThrow(
+    /ORDERFLOW_LAB_ROLLBACK_RATE must be a number 0-1/,
+  );
 });
 
 test("a lab configuration survives the trip through the variables", () => {

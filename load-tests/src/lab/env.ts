@@ -1,7 +1,8 @@
 // The only reader of the environment in the lab's variant processes (*-main.ts in this folder): which
 // pitfall they run with, and the share of order transactions they roll back. The fault lab sets both
 // (load-tests/src/fault); they are not in .env.example because no deployment ever sets them.
-import { isLabPitfall, LAB_PITFALLS, type LabPitfall } from "./pitfalls.ts";
+import { num, oneOf, type RawEnv, readEnv } from "@orderflow/config";
+import { LAB_PITFALLS, type LabPitfall } from "./pitfalls.ts";
 
 export interface LabEnv {
   pitfall: LabPitfall | undefined;
@@ -9,16 +10,14 @@ export interface LabEnv {
   rollbackRate: number;
 }
 
-export function readLabEnv(raw: Record<string, string | undefined> = process.env): LabEnv {
-  const pitfall = raw.ORDERFLOW_LAB_PITFALL || undefined;
-  if (pitfall !== undefined && !isLabPitfall(pitfall))
-    throw new Error(`ORDERFLOW_LAB_PITFALL must be one of ${LAB_PITFALLS.join(", ")}, got "${pitfall}"`);
-  const rate = Number(raw.ORDERFLOW_LAB_ROLLBACK_RATE || "0");
-  if (!Number.isFinite(rate) || rate < 0 || rate > 1)
-    throw new Error(
-      `ORDERFLOW_LAB_ROLLBACK_RATE must be between 0 and 1, got "${raw.ORDERFLOW_LAB_ROLLBACK_RATE}"`,
-    );
-  return { pitfall, rollbackRate: rate };
+export function readLabEnv(raw: RawEnv = process.env): LabEnv {
+  return readEnv(
+    {
+      pitfall: oneOf("ORDERFLOW_LAB_PITFALL", LAB_PITFALLS),
+      rollbackRate: num("ORDERFLOW_LAB_ROLLBACK_RATE", { min: 0, max: 1 }).default(0),
+    },
+    raw,
+  );
 }
 
 /** The variables that carry a lab configuration to the variant processes. */

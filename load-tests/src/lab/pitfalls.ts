@@ -9,5 +9,3 @@ export const LAB_PITFALLS = [
   "auto-ack",
 ] as const;
 export type LabPitfall = (typeof LAB_PITFALLS)[number];
-
-export const isLabPitfall = (s: string): s is LabPitfall => (LAB_PITFALLS as readonly string[]).includes(s);
