@@ -5,12 +5,8 @@ import { createRelay, createRelayConnection } from "@orderflow/outbox";
 import type pg from "pg";
 import type { BenchRelay } from "./seed-relay.ts";
 
-export function createOrderflowRelay(opts: {
-  pool: pg.Pool;
-  amqpUrls: string[];
-  exchange: string;
-}): BenchRelay {
-  // Every row goes to orderflow.events (toMessage); `exchange` names it for the seed baseline.
+export function createOrderflowRelay(opts: { pool: pg.Pool; amqpUrls: string[] }): BenchRelay {
+  // Every row goes to orderflow.events (toMessage), the exchange the seed baseline is given too.
   const connection = createRelayConnection({ urls: opts.amqpUrls });
   const publisher = createConfirmPublisher(connection);
   const relay = createRelay({ pool: opts.pool, publisher });

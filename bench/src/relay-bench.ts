@@ -29,7 +29,7 @@ function makeRelay(impl: Impl, ctx: SectionContext, db: ScratchDb): BenchRelay {
   // Both publish as the order service's broker user, starting on the same node.
   const urls = amqpUrls(ctx.stack, "order");
   return impl === "orderflow"
-    ? createOrderflowRelay({ pool: db.pool, amqpUrls: urls, exchange: EXCHANGE })
+    ? createOrderflowRelay({ pool: db.pool, amqpUrls: urls })
     : createSeedRelay({ pool: db.pool, amqpUrl: urls[0] as string, exchange: EXCHANGE });
 }
 

@@ -27,7 +27,7 @@ const IN_FLIGHT_CAP = 128;
 /** A step keeps up when every order is final this long after the step's last request. */
 const GRACE_MS = 5_000;
 
-// Derived from the code (services/*/src/handlers.ts, orders/create-order.ts, infra topology), happy path:
+// Derived from the code (services/*/src/steps/*.ts, orders/create-order.ts, infra topology), happy path:
 //  messages: order.created -> inventory, inventory.reserved -> order, order.confirmed -> points,
 //            points.granted -> order: 4 publishes with confirms, 4 deliveries with acks;
 //  business transactions: POST /orders, inventory reserve, order confirm, points grant, order records

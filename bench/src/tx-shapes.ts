@@ -3,24 +3,30 @@
 // services' own code where it is a function (the inventory and points handlers); the order side copies
 // create-order.ts's transaction body, which is inline there.
 import { randomUUID } from "node:crypto";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { pgTransaction, type SqlTx } from "@orderflow/db";
 import {
   createDb as createInventoryDb,
+  MIGRATIONS_DIR as INVENTORY_MIGRATIONS,
   SUBSCRIPTIONS as INVENTORY_STEPS,
   type Tx as InventoryTx,
   unitsBySku,
 } from "@orderflow/inventory";
 import { claimInbox, type InboundEvent } from "@orderflow/messaging";
-import { createDb as createOrderDb, type Tx as OrderTx } from "@orderflow/order";
+import {
+  createDb as createOrderDb,
+  MIGRATIONS_DIR as ORDER_MIGRATIONS,
+  type Tx as OrderTx,
+} from "@orderflow/order";
 import { enqueue, withOutbox } from "@orderflow/outbox";
-import { createDb as createPointsDb, SUBSCRIPTIONS as POINTS_STEPS } from "@orderflow/points";
+import {
+  createDb as createPointsDb,
+  MIGRATIONS_DIR as POINTS_MIGRATIONS,
+  SUBSCRIPTIONS as POINTS_STEPS,
+} from "@orderflow/points";
 import type pg from "pg";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const serviceMigrations = (service: "order" | "inventory" | "points") =>
-  path.resolve(here, `../../services/${service}/prisma/migrations`);
+const MIGRATIONS = { order: ORDER_MIGRATIONS, inventory: INVENTORY_MIGRATIONS, points: POINTS_MIGRATIONS };
+export const serviceMigrations = (service: "order" | "inventory" | "points") => MIGRATIONS[service];
 
 export const SKUS = Array.from({ length: 50 }, (_, i) => `BENCH-${String(i).padStart(2, "0")}`);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)] as T;

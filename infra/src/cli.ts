@@ -89,13 +89,8 @@ async function main(argv: string[]): Promise<number> {
       );
       const queue = positionals[0];
       if (!queue) return fail("redrive needs a <queue>");
-      // Loaded only here: the other commands need no broker client.
       const { redriveParked } = await import("./redrive.ts");
-      const r = await redriveParked(openStack(readInfraEnv(), false), queue, values.id ?? []);
-      process.stdout.write(
-        `${JSON.stringify({ queue, moved: r.moved.length, kept: r.kept, messageIds: r.moved })}\n`,
-      );
-      return 0;
+      return redriveParked(openStack(readInfraEnv(), false), queue, values.id ?? []);
     }
     case undefined:
     case "help":

@@ -7,7 +7,6 @@ export {
   holdApps,
   releaseApps,
   restartAppsWith,
-  restartAppsWithEnv,
 } from "./apps/control.ts";
 export type { AppVariant } from "./apps/variant.ts";
 export { amqpUrlsFor as amqpUrls } from "./broker-urls.ts";

@@ -4,13 +4,17 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseCli } from "@orderflow/config";
 import { runLoad } from "../src/runner.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const rates = process.argv
-  .slice(2)
-  .map(Number)
-  .filter((n) => n > 0);
+const USAGE = "usage: tsx load-tests/scripts/max-clean-rate.ts [rate ...]  (requests/s, each > 0)";
+const { positionals, fail } = parseCli(
+  { usage: USAGE, options: {}, positionals: { max: 20 } },
+  process.argv.slice(2),
+);
+const rates = positionals.map(Number);
+if (rates.some((n) => !(n > 0))) fail(`every rate must be a number above 0, got ${positionals.join(" ")}`);
 const steps = rates.length > 0 ? rates : [1000, 2000, 4000, 6000, 8000, 10_000, 12_000, 14_000];
 
 const server = spawn(process.execPath, ["--import", "tsx", path.join(here, "echo-server.ts")], {

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openStack, restartAppsWithEnv } from "@orderflow/infra";
+import { openStack, restartAppsWith } from "@orderflow/infra";
 import { afterAll, describe, expect, test } from "vitest";
 import { runScenario } from "../src/fault/run-scenario.ts";
 import { SCENARIOS } from "../src/fault/scenarios/index.ts";
@@ -16,7 +16,7 @@ const reportsDir = path.join(os.tmpdir(), `fault-lab-test-${process.pid}`);
 describe("fault lab, short runs", () => {
   // Whatever failed, leave the apps as `stack up` made them: no lab switch, no proxy.
   afterAll(async () => {
-    await restartAppsWithEnv(stack, {});
+    await restartAppsWith(stack, {});
     fs.rmSync(reportsDir, { recursive: true, force: true });
   }, 300_000);
 

@@ -104,10 +104,6 @@ export async function restartAppsWith(s: Stack, variant: AppVariant): Promise<bo
   return true;
 }
 
-/** `restartAppsWith(s, { env: extraEnv })`: the apps' own entries with extra environment. */
-export const restartAppsWithEnv = (s: Stack, extraEnv: Record<string, string>): Promise<boolean> =>
-  restartAppsWith(s, { env: extraEnv });
-
 const appNames = (s: Stack): string[] => appDefinitions(s).map((a) => a.name);
 
 function known(s: Stack, name: string): void {

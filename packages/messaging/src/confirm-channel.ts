@@ -10,12 +10,15 @@ export interface ChannelKeeper {
   /** The unroutable reason of a returned message, once (then forgotten); undefined if not returned. */
   takeReturned(messageId: string): string | undefined;
   waitUntilConnected(timeoutMs: number): Promise<boolean>;
+  /** Closes the current channel; another is opened on the same connection after the election window. */
+  recycle(reason: string): void;
   close(): Promise<void>;
 }
 
 interface KeeperState {
   conn: BrokerConnection;
   log: Logger;
+  mode: "connection" | "channel";
   closed: boolean;
   channel: ConfirmChannel | undefined;
   opening: boolean;
@@ -23,6 +26,8 @@ interface KeeperState {
   openAgain: boolean;
   returned: Map<string, string>;
   connectedWaiters: (() => void)[];
+  /** The current channel is being closed on purpose (recycle): reopen it after the election window. */
+  recycling: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
@@ -47,7 +52,9 @@ async function openChannel(s: KeeperState): Promise<void> {
     // A connection whose confirm channel cannot be opened (e.g. during an election) is not kept; but
     // only that one: a newer connection may have come up meanwhile.
     s.log.warn({ error: (e as Error).message }, "amqp.channel_failed");
-    if (s.conn.health().connects === generation) s.conn.reconnect(`confirm channel: ${(e as Error).message}`);
+    if (s.mode === "channel") reopenLater(s);
+    else if (s.conn.health().connects === generation)
+      s.conn.reconnect(`confirm channel: ${(e as Error).message}`);
   } finally {
     s.opening = false;
     if (s.openAgain && !s.channel && !s.closed) {
@@ -55,6 +62,12 @@ async function openChannel(s: KeeperState): Promise<void> {
       void openChannel(s);
     }
   }
+}
+
+// Outside the leader-election window, like a reconnect: a channel opened inside it can stay broken.
+const REOPEN_DELAY_MS = 1_500;
+function reopenLater(s: KeeperState): void {
+  setTimeout(() => void openChannel(s), REOPEN_DELAY_MS).unref?.();
 }
 
 function attach(s: KeeperState, ch: ConfirmChannel): void {
@@ -67,7 +80,10 @@ function attach(s: KeeperState, ch: ConfirmChannel): void {
     if (s.channel !== ch) return;
     s.channel = undefined;
     s.log.warn({ reason: "channel closed" }, "amqp.lost");
-    void openChannel(s);
+    if (s.recycling) {
+      s.recycling = false;
+      reopenLater(s);
+    } else void openChannel(s);
   });
   ch.on("return", (msg) => {
     const id = msg.properties.messageId as string | undefined;
@@ -80,10 +96,16 @@ function attach(s: KeeperState, ch: ConfirmChannel): void {
   for (const w of ws) w();
 }
 
-export function keepConfirmChannel(conn: BrokerConnection, log: Logger): ChannelKeeper {
+export function keepConfirmChannel(
+  conn: BrokerConnection,
+  log: Logger,
+  mode: "connection" | "channel" = "connection",
+): ChannelKeeper {
   const s: KeeperState = {
     conn,
     log,
+    mode,
+    recycling: false,
     closed: false,
     channel: undefined,
     opening: false,
@@ -115,6 +137,13 @@ export function keepConfirmChannel(conn: BrokerConnection, log: Logger): Channel
       // Called once a second through a long outage: do not let timed-out waiters pile up.
       s.connectedWaiters = s.connectedWaiters.filter((w) => w !== waiter);
       return s.channel !== undefined;
+    },
+    recycle(reason) {
+      const ch = s.channel;
+      if (!ch || s.recycling) return;
+      s.recycling = true;
+      log.warn({ reason }, "amqp.channel_recycled");
+      void ch.close().catch(() => {});
     },
     async close() {
       if (s.closed) return;

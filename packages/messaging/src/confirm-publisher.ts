@@ -7,6 +7,8 @@
 // recycles the CONNECTION (conn.reconnect): a channel opened during a leader election can stay broken
 // until the dead node returns, and with quorum lost the node stays silent; another node is the way out.
 // Give the relay a connection of its own, so that recycling it never disturbs a consumer.
+// A publisher on a consumer's connection (its retries and parkings) recycles only its own channel
+// (`recycle: "channel"`), as the consumer must keep its deliveries and their acks.
 import { silentLogger } from "@orderflow/logging";
 import { keepConfirmChannel } from "./confirm-channel.ts";
 import { createConfirmWindow } from "./confirm-window.ts";
@@ -28,13 +30,14 @@ export function createConfirmPublisher(
 ): ConfirmPublisher {
   const log = opts.log ?? silentLogger;
   const confirmTimeoutMs = opts.confirmTimeoutMs ?? 10_000;
-  const keeper = keepConfirmChannel(conn, log);
+  const recycleMode = opts.recycle ?? "connection";
+  const keeper = keepConfirmChannel(conn, log, recycleMode);
   const window = createConfirmWindow(opts.maxInFlight ?? 2_000, opts.onWindow);
   const publishBatch = createBatchPublisher({
     keeper,
     window,
-    // Drops the current connection and moves on to the next node ("amqp.lost" says "recycled: ...").
-    recycle: (reason) => conn.reconnect(reason),
+    // "connection": drops it and moves on to the next node ("amqp.lost" says "recycled: ...").
+    recycle: (reason) => (recycleMode === "connection" ? conn.reconnect(reason) : keeper.recycle(reason)),
     confirmTimeoutMs,
     recycleAfterNacks: opts.recycleAfterNacks ?? 5,
     maxMessageBytes: opts.maxMessageBytes ?? 16 * 1024 * 1024,

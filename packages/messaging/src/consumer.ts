@@ -95,6 +95,8 @@ export async function startConsumer<Tx extends SqlTx>(opts: ConsumerOptions<Tx>)
     confirmTimeoutMs: opts.confirmTimeoutMs ?? 10_000,
     maxInFlight: prefetch,
     recycleAfterNacks: 3,
+    // The connection is the consumer's: recycling it would stop intake and redeliver every unacked message.
+    recycle: "channel",
     log,
   });
   const counts = newCounts();

@@ -28,8 +28,14 @@ export interface ConfirmPublisherOptions {
   confirmTimeoutMs?: number;
   /** Cap on unconfirmed publishes; a silent broker cannot make us buffer without bound. Default 2000. */
   maxInFlight?: number;
-  /** A run of this many consecutive nacks is a channel/queue problem: unavailable, and the connection recycles. Default 5. */
+  /** A run of this many consecutive nacks is a channel/queue problem: unavailable, and the publisher recycles. Default 5. */
   recycleAfterNacks?: number;
+  /**
+   * What a confirm timeout, a run of nacks or a failed channel open recycles. "connection" (default):
+   * the publisher owns its connection and moves to another node. "channel": the connection is shared
+   * (a consumer's), so only the publisher's own channel is closed and opened again on it.
+   */
+  recycle?: "connection" | "channel";
   /** Bodies above this are refused without sending: the broker would close the channel on them. Default 16 MiB. */
   maxMessageBytes?: number;
   log?: Logger;

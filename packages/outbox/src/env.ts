@@ -10,7 +10,6 @@ import {
   port,
   type RawEnv,
   readEnv,
-  str,
   url,
 } from "@orderflow/config";
 import type { ArchiverConfig } from "./archiver.ts";
@@ -20,7 +19,6 @@ import type { RelayConfig } from "./relay.ts";
 export interface OutboxEnv {
   databaseUrl: string;
   amqpUrls: string[];
-  exchange: string;
   poolMax: number;
   relay: Partial<RelayConfig>;
   publisher: { confirmTimeoutMs?: number; maxInFlight?: number; reconnectDelayMs?: number };
@@ -37,7 +35,6 @@ const schema = (needsBroker: boolean) => ({
   amqpUrls: needsBroker
     ? list("OUTBOX_AMQP_URLS", url("", ["amqp:", "amqps:"])).required()
     : list("OUTBOX_AMQP_URLS", url("", ["amqp:", "amqps:"])).default([]),
-  exchange: str("OUTBOX_EXCHANGE").default("orderflow.events"),
   poolMax: int("OUTBOX_POOL_MAX", { min: 1 }).default(4),
   batchSize: int("OUTBOX_BATCH_SIZE", { min: 1 }),
   pollIntervalMs: ms("OUTBOX_POLL_MS"),
@@ -69,7 +66,6 @@ export function readOutboxEnv(env: RawEnv = process.env, needsBroker = true): Ou
   return {
     databaseUrl: e.databaseUrl,
     amqpUrls: e.amqpUrls,
-    exchange: e.exchange,
     poolMax: e.poolMax,
     relay: defined({
       batchSize: e.batchSize,

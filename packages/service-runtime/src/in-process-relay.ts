@@ -3,8 +3,14 @@
 // publishes) and its own broker connection (recycling it after silent confirms never disturbs the
 // consumer). It also sweeps, slowly, as a second line behind the relay process.
 import type { Logger } from "@orderflow/logging";
-import { createBrokerConnection, createConfirmPublisher } from "@orderflow/messaging";
-import { type ClaimStrategy, createOutboxMetrics, createRelay, type RelayConfig } from "@orderflow/outbox";
+import { createConfirmPublisher } from "@orderflow/messaging";
+import {
+  type ClaimStrategy,
+  createOutboxMetrics,
+  createRelay,
+  createRelayConnection,
+  type RelayConfig,
+} from "@orderflow/outbox";
 import pg from "pg";
 import type { Registry } from "prom-client";
 import { shutdownStep } from "./shutdown.ts";
@@ -28,13 +34,7 @@ export function startInProcessRelay(opts: InProcessRelayOptions) {
   });
   pool.on("error", (e) => log.warn({ error: e.message }, "relay_pool.error"));
   const metrics = createOutboxMetrics({ registry: opts.registry, pool });
-  // A short heartbeat notices a dead node in seconds.
-  const connection = createBrokerConnection({
-    urls: opts.amqpUrls,
-    name: `${opts.service}-relay`,
-    heartbeatSeconds: 5,
-    log,
-  });
+  const connection = createRelayConnection({ urls: opts.amqpUrls, name: `${opts.service}-relay`, log });
   const publisher = createConfirmPublisher(connection, {
     log,
     onWindow: (n) => metrics.confirmWindow.set(n),

@@ -5,4 +5,4 @@ export type { Enqueue, ServiceParts, Step, StepContext, Subscriptions } from "./
 export { main, runService, type ServiceDefinition } from "./run-service.ts";
 export { type RuntimeOptions, type ServiceRuntime, startServiceRuntime } from "./runtime.ts";
 export { onShutdownSignals, shutdownStep } from "./shutdown.ts";
-export { bindSteps, replyTo } from "./steps.ts";
+export { replyTo } from "./steps.ts";

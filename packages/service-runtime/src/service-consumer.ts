@@ -37,7 +37,8 @@ const redisCache = (log: Logger, ttlMs: number) => (url: string | undefined) =>
   url ? createRedisDedupCache({ url, ttlMs, log }) : undefined;
 
 export async function startServiceConsumer<Tx extends SqlTx>(opts: ServiceConsumerOptions<Tx>) {
-  const log = opts.log.child({ component: "consumer", queue: opts.queue });
+  // messaging's consumer adds the queue (and each delivery its message's ids) to this logger's lines.
+  const log = opts.log.child({ component: "consumer" });
   const connection = createBrokerConnection({ urls: opts.amqpUrls, name: `${opts.service}-consumer`, log });
   const dedupCache: DedupCache | undefined = (
     opts.parts.dedupCache ?? redisCache(log, opts.retention.retentionMs)

@@ -20,8 +20,9 @@ export function bindSteps<Tx extends SqlTx>(
 }
 
 /**
- * The identifiers of a reply to `event`: a fresh message id (recorded by the step, so a re-sent reply
- * keeps it), the saga's correlation id carried over, and the incoming message as its cause.
+ * The identifiers of the event a step publishes in answer to `event` (a reply, or the saga's next
+ * request): a fresh message id (recorded by the step, so a re-sent event keeps it), the saga's
+ * correlation id carried over, and the incoming message as its cause.
  */
 export function replyTo(event: InboundEvent): {
   messageId: string;

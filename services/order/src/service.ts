@@ -10,12 +10,18 @@ import { startReconciliation } from "./reconcile/schedule.ts";
 import { registerOrderRoutes } from "./routes.ts";
 import { PUBLISHES, QUEUE, SUBSCRIPTIONS } from "./subscriptions.ts";
 
+/** Its Prisma-format migrations (the tables of this service; the outbox and inbox come with their packages). */
+export const MIGRATIONS_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../prisma/migrations",
+);
+
 export function orderService(env: OrderEnv, parts?: ServiceParts<Tx>): ServiceDefinition<Db, Tx> {
   return {
     service: "order",
     envPrefix: "ORDER",
     env,
-    migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../prisma/migrations"),
+    migrationsDir: MIGRATIONS_DIR,
     queue: QUEUE,
     subscriptions: SUBSCRIPTIONS,
     // Every event the order service publishes is answered by a reply (contracts' REPLIES), which marks

@@ -7,12 +7,18 @@ import { createDb, type Db, type Tx } from "./db.ts";
 import { registerPointsRoutes } from "./routes.ts";
 import { PUBLISHES, QUEUE, SUBSCRIPTIONS } from "./subscriptions.ts";
 
+/** Its Prisma-format migrations (the tables of this service; the outbox and inbox come with their packages). */
+export const MIGRATIONS_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../prisma/migrations",
+);
+
 export function pointsService(env: CommonEnv, parts?: ServiceParts<Tx>): ServiceDefinition<Db, Tx> {
   return {
     service: "points",
     envPrefix: "POINTS",
     env,
-    migrationsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../prisma/migrations"),
+    migrationsDir: MIGRATIONS_DIR,
     queue: QUEUE,
     subscriptions: SUBSCRIPTIONS,
     publishes: PUBLISHES,

@@ -1,8 +1,7 @@
 // inventory.rejected -> a PENDING order becomes CANCELLED with the reason, and order.cancelled tells
 // inventory and points (each acknowledges it, even with nothing to undo).
-import { randomUUID } from "node:crypto";
 import { markDone } from "@orderflow/outbox";
-import type { Step } from "@orderflow/service-runtime";
+import { replyTo, type Step } from "@orderflow/service-runtime";
 import { CANCEL_ACKS } from "../cancel-acks.ts";
 import type { Tx } from "../db.ts";
 import { lockOrder, recordHistory } from "./order-rows.ts";
@@ -16,25 +15,23 @@ export const cancelRejectedOrder: Step<"inventory.rejected", Tx> = async (event,
     return;
   }
   const order = await tx.order.findUniqueOrThrow({ where: { id: orderId } });
-  const messageId = randomUUID();
+  const next = replyTo(event);
   await tx.order.update({
     where: { id: orderId },
     data: {
       status: "CANCELLED",
       cancelReason: reason,
-      cancelledMessageId: messageId,
+      cancelledMessageId: next.messageId,
       cancelAcks: [...CANCEL_ACKS],
     },
   });
   await recordHistory(tx, orderId, "inventory.rejected", event, { reason, sku: event.payload.sku });
-  await recordHistory(tx, orderId, "order.cancelled", event, { messageId });
+  await recordHistory(tx, orderId, "order.cancelled", event, { messageId: next.messageId });
   await enqueue({
     eventType: "order.cancelled",
     aggregateType: "order",
     aggregateId: orderId,
-    messageId,
     payload: { orderId, customerId: order.customerId, reason, wasConfirmed: false },
-    correlationId: event.envelope.correlationId,
-    causationId: event.envelope.messageId,
+    ...next,
   });
 };

@@ -1,7 +1,6 @@
 // inventory.reserved -> a PENDING order becomes CONFIRMED, and order.confirmed asks points to grant.
-import { randomUUID } from "node:crypto";
 import { markDone } from "@orderflow/outbox";
-import type { Step } from "@orderflow/service-runtime";
+import { replyTo, type Step } from "@orderflow/service-runtime";
 import type { Tx } from "../db.ts";
 import { lockOrder, recordHistory } from "./order-rows.ts";
 
@@ -15,20 +14,18 @@ export const confirmOrder: Step<"inventory.reserved", Tx> = async (event, { tx, 
     return;
   }
   const order = await tx.order.findUniqueOrThrow({ where: { id: orderId } });
-  const messageId = randomUUID();
+  const next = replyTo(event);
   await tx.order.update({
     where: { id: orderId },
-    data: { status: "CONFIRMED", confirmedMessageId: messageId },
+    data: { status: "CONFIRMED", confirmedMessageId: next.messageId },
   });
   await recordHistory(tx, orderId, "inventory.reserved", event);
-  await recordHistory(tx, orderId, "order.confirmed", event, { messageId });
+  await recordHistory(tx, orderId, "order.confirmed", event, { messageId: next.messageId });
   await enqueue({
     eventType: "order.confirmed",
     aggregateType: "order",
     aggregateId: orderId,
-    messageId,
     payload: { orderId, customerId: order.customerId, total: order.total },
-    correlationId: event.envelope.correlationId,
-    causationId: event.envelope.messageId,
+    ...next,
   });
 };
