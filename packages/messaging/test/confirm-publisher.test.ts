@@ -61,6 +61,31 @@ describe("confirm publisher", () => {
     await p.close();
   });
 
+  it("on a shared connection (a consumer's) a run of nacks recycles only the publisher's channel", async () => {
+    const p = createConfirmPublisher(conn, { recycleAfterNacks: 3, recycle: "channel" });
+    expect(await p.waitUntilConnected(10_000)).toBe(true);
+    const connectsBefore = conn.health().connects;
+    // Something else on the same connection, as the consumer's own channel would be.
+    const neighbour = await conn.createChannel();
+    let neighbourClosed = false;
+    neighbour.on("close", () => {
+      neighbourClosed = true;
+    });
+    const outcomes = [];
+    for (let i = 0; i < 12 && outcomes.at(-1)?.status !== "unavailable"; i++)
+      outcomes.push(...(await p.publishBatch([toQueue(FULL, `c-${i}`)])));
+    expect(outcomes.at(-1)).toEqual({ status: "unavailable", reason: "run of nacks" });
+    await neighbour.purgeQueue(FULL);
+    // The publisher opens a new channel after the election window and publishes again...
+    await p.publish(toQueue(FULL, "after-channel-recycle"));
+    // ...on the same connection, whose other channels never noticed.
+    expect(conn.health().connects).toBe(connectsBefore);
+    expect(neighbourClosed).toBe(false);
+    await neighbour.purgeQueue(FULL);
+    await neighbour.close();
+    await p.close();
+  });
+
   it("caps publishes awaiting confirms: the extra ones wait for a slot, then go", async () => {
     const p = createConfirmPublisher(conn, { maxInFlight: 2 });
     expect(await p.waitUntilConnected(10_000)).toBe(true);
