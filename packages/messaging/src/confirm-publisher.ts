@@ -17,13 +17,6 @@ import { MessagingError } from "./errors.ts";
 import { createBatchPublisher } from "./publish-batch.ts";
 import { type ConfirmPublisher, type ConfirmPublisherOptions, outcomeError } from "./publisher-types.ts";
 
-export type {
-  ConfirmPublisher,
-  ConfirmPublisherOptions,
-  OutgoingMessage,
-  PublishOutcome,
-} from "./publisher-types.ts";
-
 export function createConfirmPublisher(
   conn: BrokerConnection,
   opts: ConfirmPublisherOptions = {},

@@ -2,6 +2,7 @@ export { checkBroker, checkDatabase } from "./dependencies.ts";
 export * from "./env-parse.ts";
 export { migrateService, serviceMigrationDirs } from "./migrations.ts";
 export type { Enqueue, ServiceParts, Step, StepContext, Subscriptions } from "./parts.ts";
+export { type PrismaClientLike, prismaDatabase } from "./prisma-database.ts";
 export { main, runService, type ServiceDefinition } from "./run-service.ts";
 export { type RuntimeOptions, type ServiceRuntime, startServiceRuntime } from "./runtime.ts";
 export { onShutdownSignals, shutdownStep } from "./shutdown.ts";

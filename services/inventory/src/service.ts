@@ -2,7 +2,12 @@
 // every protection on; the fault lab runs it with other parts (see @orderflow/service-runtime parts.ts).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CommonEnv, ServiceDefinition, ServiceParts } from "@orderflow/service-runtime";
+import {
+  type CommonEnv,
+  prismaDatabase,
+  type ServiceDefinition,
+  type ServiceParts,
+} from "@orderflow/service-runtime";
 import { createDb, type Db, type Tx } from "./db.ts";
 import { registerInventoryRoutes } from "./routes.ts";
 import { PUBLISHES, QUEUE, SUBSCRIPTIONS } from "./subscriptions.ts";
@@ -22,9 +27,7 @@ export function inventoryService(env: CommonEnv, parts?: ServiceParts<Tx>): Serv
     queue: QUEUE,
     subscriptions: SUBSCRIPTIONS,
     publishes: PUBLISHES,
-    createDb: (url) => createDb(url),
-    transaction: (db) => (fn) => db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 }),
-    disconnect: (db) => db.$disconnect(),
+    ...prismaDatabase<Db, Tx>((url) => createDb(url)),
     // Inventory re-sends events only when the order service's reconciliation asks it to.
     reconciliationPeriodMs: 10 * 60_000,
     routes: (app, deps) => {

@@ -1,16 +1,14 @@
 // The replies inventory publishes, as they arrive on the broker: a temporary queue of the test's own,
 // bound to the reply routing keys, sees each one with its AMQP properties and headers.
-import type { ConsumeMessage } from "amqplib";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
+  expectReplyOnWire,
   type Inventory,
   openInventory,
   orderCancelled,
   orderCreated,
   type ReplyTap,
-  replyTo,
   runId,
-  type Sent,
   setStock,
   tapReplies,
 } from "./helpers.ts";
@@ -19,40 +17,19 @@ let inv: Inventory;
 let tap: ReplyTap;
 beforeAll(async () => {
   inv = await openInventory();
-  tap = await tapReplies(inv.stack, ["inventory.reserved", "inventory.rejected", "inventory.released"]);
+  tap = await tapReplies(inv, ["inventory.reserved", "inventory.rejected", "inventory.released"]);
 });
 afterAll(async () => {
   await tap?.close();
   await inv?.close();
 });
 
-/** What every reply carries: its type as routing key and AMQP type, the saga's correlation id, and the
- * incoming message's id as its causation id; its message id is the outbox row's. */
-async function expectReplyTo(sent: Sent, type: string, m: ConsumeMessage) {
-  const row = await replyTo(inv, sent.messageId);
-  expect(m.fields.exchange).toBe("orderflow.events");
-  expect(m.fields.routingKey).toBe(type);
-  expect(m.properties.type).toBe(type);
-  expect(m.properties.messageId).toBe(row.message_id);
-  expect(m.properties.messageId).not.toBe(sent.messageId);
-  expect(m.properties.contentType).toBe("application/json");
-  expect(m.properties.correlationId).toBe(sent.correlationId);
-  expect(m.properties.headers).toMatchObject({
-    "x-correlation-id": sent.correlationId,
-    "x-causation-id": sent.messageId,
-    "x-schema-version": 1,
-  });
-  const body = JSON.parse(m.content.toString("utf8"));
-  expect(body).toEqual(row.payload);
-  return body;
-}
-
 test("order.created that fits the stock is answered on the wire by inventory.reserved", async () => {
   const sku = `wire-${runId()}`;
   await setStock(inv, sku, 3);
   const order = orderCreated([{ sku, quantity: 3 }]);
   const sent = await inv.publish("order.created", order);
-  const body = await expectReplyTo(sent, "inventory.reserved", await tap.next(sent.messageId));
+  const body = await expectReplyOnWire(inv, sent, "inventory.reserved", await tap.next(sent.messageId));
   expect(body).toEqual({ orderId: order.orderId, lines: [{ sku, quantity: 3 }] });
 });
 
@@ -61,7 +38,7 @@ test("order.created that does not fit is answered on the wire by inventory.rejec
   await setStock(inv, sku, 0);
   const order = orderCreated([{ sku, quantity: 1 }]);
   const sent = await inv.publish("order.created", order);
-  const body = await expectReplyTo(sent, "inventory.rejected", await tap.next(sent.messageId));
+  const body = await expectReplyOnWire(inv, sent, "inventory.rejected", await tap.next(sent.messageId));
   expect(body).toEqual({
     orderId: order.orderId,
     reason: `insufficient stock for ${sku}: 0 available, 1 wanted`,
@@ -78,6 +55,6 @@ test("order.cancelled is answered on the wire by inventory.released in the same 
   const sent = await inv.publish("order.cancelled", orderCancelled(order), {
     correlationId: created.correlationId,
   });
-  const body = await expectReplyTo(sent, "inventory.released", await tap.next(sent.messageId));
+  const body = await expectReplyOnWire(inv, sent, "inventory.released", await tap.next(sent.messageId));
   expect(body).toEqual({ orderId: order.orderId });
 });

@@ -3,7 +3,7 @@
 // (see @orderflow/service-runtime parts.ts).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ServiceDefinition, ServiceParts } from "@orderflow/service-runtime";
+import { prismaDatabase, type ServiceDefinition, type ServiceParts } from "@orderflow/service-runtime";
 import { createDb, type Db, type Tx } from "./db.ts";
 import type { OrderEnv } from "./env.ts";
 import { startReconciliation } from "./reconcile/schedule.ts";
@@ -27,9 +27,7 @@ export function orderService(env: OrderEnv, parts?: ServiceParts<Tx>): ServiceDe
     // Every event the order service publishes is answered by a reply (contracts' REPLIES), which marks
     // its row done: none is done on confirm alone.
     publishes: PUBLISHES,
-    createDb: (url) => createDb(url),
-    transaction: (db) => (fn) => db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 }),
-    disconnect: (db) => db.$disconnect(),
+    ...prismaDatabase<Db, Tx>((url) => createDb(url)),
     reconciliationPeriodMs: env.reconcile.intervalMs + env.reconcile.staleAfterMs,
     routes: (app, { db, runtime, log }) => {
       const reconciliation = startReconciliation({ db, runtime, env, log, metrics: runtime.metrics });

@@ -1,8 +1,12 @@
 // Helpers for the saga tests: they run against the services that `pnpm stack up` started and read the
-// three databases as the admin to check what the APIs claim.
+// three databases as the admin to check what the APIs claim. The generic parts (eventually, api, runId)
+// come from the shared kit, test-setup/service-kit.ts.
 import { randomUUID } from "node:crypto";
-import { adminUrl, databaseName, openStack, type ServiceName, type Stack } from "@orderflow/infra";
-import pg from "pg";
+import { openStack, type ServiceName, type Stack } from "@orderflow/infra";
+import type pg from "pg";
+import { adminPool, api, serviceBase, serviceReady } from "../../../test-setup/service-kit.ts";
+
+export { api, eventually, runId } from "../../../test-setup/service-kit.ts";
 
 export interface Saga {
   stack: Stack;
@@ -14,24 +18,12 @@ export interface Saga {
 export async function openSaga(): Promise<Saga> {
   const stack = openStack(undefined, false);
   const url = {
-    order: `http://127.0.0.1:${stack.layout.servicePorts.order}`,
-    inventory: `http://127.0.0.1:${stack.layout.servicePorts.inventory}`,
-    points: `http://127.0.0.1:${stack.layout.servicePorts.points}`,
+    order: serviceBase(stack, "order"),
+    inventory: serviceBase(stack, "inventory"),
+    points: serviceBase(stack, "points"),
   };
-  // A service restarted by an earlier test (or by its supervisor) may need a few seconds.
-  for (const [svc, u] of Object.entries(url)) {
-    await eventually(
-      `the ${svc} service to be ready at ${u} (is the stack up? \`pnpm stack up\`)`,
-      () =>
-        fetch(`${u}/health/ready`).then(
-          (r) => (r.ok ? true : undefined),
-          () => undefined,
-        ),
-      30_000,
-    );
-  }
-  const pool = (svc: ServiceName) =>
-    new pg.Pool({ connectionString: adminUrl(stack.pg, databaseName(svc)), max: 3 });
+  for (const svc of ["order", "inventory", "points"] as const) await serviceReady(svc, url[svc], 30_000);
+  const pool = (svc: ServiceName) => adminPool(stack, svc);
   const db = { order: pool("order"), inventory: pool("inventory"), points: pool("points") };
   return {
     stack,
@@ -49,23 +41,6 @@ export interface Line {
   unitPrice: number;
 }
 
-export async function api(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-  // biome-ignore lint/suspicious/noExplicitAny: tests read the JSON bodies of many shapes; assertions check them
-): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
-}
-
 export function placeOrder(saga: Saga, customerId: string, lines: Line[], key = randomUUID()) {
   return api(saga.url.order, "POST", "/orders", { customerId, lines }, { "idempotency-key": key });
 }
@@ -73,21 +48,6 @@ export function placeOrder(saga: Saga, customerId: string, lines: Line[], key = 
 export async function setStock(saga: Saga, sku: string, available: number): Promise<void> {
   const r = await api(saga.url.inventory, "PUT", `/stock/${encodeURIComponent(sku)}`, { available });
   if (r.status !== 200) throw new Error(`PUT /stock/${sku}: ${r.status} ${JSON.stringify(r.body)}`);
-}
-
-/** Polls until `check` returns a value, or fails after the deadline (never a fixed sleep). */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 /** Orders that reached a final state: CONFIRMED with its points recorded, or CANCELLED with both acknowledgements. */
@@ -106,5 +66,3 @@ export async function finalOrders(saga: Saga, ids: string[]) {
   );
   return r.rows;
 }
-
-export const runId = () => randomUUID().slice(0, 8);

@@ -1,0 +1,26 @@
+// The database half of a ServiceDefinition for a service on Prisma, the same for every service: a client
+// per pool, interactive transactions with bounded waits, disconnect on shutdown.
+import type { RunTransaction, SqlTx } from "@orderflow/db";
+
+/** What the runtime needs of a Prisma client (PrismaClient satisfies it). */
+export interface PrismaClientLike<Tx> {
+  $transaction<R>(fn: (tx: Tx) => Promise<R>, options?: { maxWait?: number; timeout?: number }): Promise<R>;
+  $disconnect(): Promise<void>;
+}
+
+// Up to 10 s to get a connection, 15 s for the whole transaction: a consumer's transaction holds row
+// locks, and one that hangs must end (and be retried) rather than block every other order on its SKUs.
+const LIMITS = { maxWait: 10_000, timeout: 15_000 };
+
+export function prismaDatabase<Db extends PrismaClientLike<Tx>, Tx extends SqlTx>(
+  createDb: (url: string) => Db,
+) {
+  return {
+    createDb,
+    transaction:
+      (db: Db): RunTransaction<Tx> =>
+      (fn) =>
+        db.$transaction(fn, LIMITS),
+    disconnect: (db: Db) => db.$disconnect(),
+  };
+}
