@@ -126,8 +126,9 @@ export function captureLog(
     write(chunk, _enc, done) {
       for (const line of String(chunk).split("\n")) {
         if (!line) continue;
-        const { level, msg, time: _t, name: _n, pid: _p, hostname: _h, ...fields } = JSON.parse(line);
-        fn(level, msg, fields);
+        // Each line names what happened under "event" (@orderflow/logging's message key).
+        const { level, event, time: _t, name: _n, pid: _p, hostname: _h, ...fields } = JSON.parse(line);
+        fn(level, event, fields);
       }
       done();
     },
