@@ -93,7 +93,7 @@ test("the same order.confirmed delivered twice at once (both in flight) grants o
   expect((await repliesTo(svc, sent.messageId)).map((r) => r.event_type)).toEqual(["points.granted"]);
 });
 
-test("a second order.confirmed for an already granted order (new message id) grants nothing more", async () => {
+test("a second order.confirmed for an already granted order (new message id) grants nothing more and answers with the points granted", async () => {
   const order = orderConfirmed(3_000);
   const first = await svc.publish("order.confirmed", order);
   await replyTo(svc, first.messageId);
@@ -103,6 +103,8 @@ test("a second order.confirmed for an already granted order (new message id) gra
   const again = await svc.publish("order.confirmed", order, { correlationId: first.correlationId });
   const reply = await replyTo(svc, again.messageId);
   expect(reply.event_type).toBe("points.granted");
+  // The answer repeats what was granted: the order service records it as the order's points.
+  expect(reply.payload).toMatchObject({ orderId: order.orderId, points: 30 });
   expect((await pointsOf(svc, order.customerId)).balance).toBe(30);
   expect(await grantOf(svc, order.orderId)).toMatchObject({ points: 30, status: "GRANTED" });
 });

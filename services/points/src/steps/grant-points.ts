@@ -1,6 +1,7 @@
 // order.confirmed -> credit the customer once, and answer points.granted. The grant row is the state
 // guard: a grant already made, or a REVERSED tombstone left by a cancellation that came first, grants
-// nothing again but still answers (with 0 points for the tombstone).
+// nothing again but still answers: with the points granted (the order service records the answer as the
+// order's points, so it must repeat them), or 0 for the tombstone.
 import { pointsFor } from "@orderflow/contracts";
 import { replyTo, type Step } from "@orderflow/service-runtime";
 import type { Tx } from "../db.ts";
@@ -10,7 +11,7 @@ export const grantPoints: Step<"order.confirmed", Tx> = async (event, { tx, enqu
   const { orderId, customerId, total } = event.payload;
   const existing = await lockGrant(tx, orderId);
   const reply = replyTo(event);
-  const points = existing ? 0 : pointsFor(total);
+  const points = existing ? (existing.status === "GRANTED" ? existing.points : 0) : pointsFor(total);
   if (existing) {
     await tx.grant.update({ where: { orderId }, data: { replyMessageId: reply.messageId } });
   } else {
