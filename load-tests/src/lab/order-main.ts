@@ -2,7 +2,7 @@
 import { createLogger } from "@orderflow/logging";
 import { createBrokerConnection, createConfirmPublisher } from "@orderflow/messaging";
 import { orderService, readEnv, type Tx } from "@orderflow/order";
-import { enqueue } from "@orderflow/outbox";
+import { enqueue, type OutboxEvent } from "@orderflow/outbox";
 import { main, type ServiceParts } from "@orderflow/service-runtime";
 import { readLabEnv } from "./env.ts";
 import { commonLabParts } from "./parts.ts";
@@ -15,7 +15,7 @@ main(() => {
   const log = createLogger({ name: "order", level: env.logLevel });
   warnLabOn(log, lab);
   const parts: ServiceParts<Tx> = commonLabParts<Tx>(lab);
-  let write = (tx: Tx, event: Parameters<typeof enqueue>[1]) => enqueue(tx, event);
+  let write = (tx: Tx, event: OutboxEvent) => enqueue(tx, event);
   if (lab.pitfall === "publish-before-commit") {
     const connection = createBrokerConnection({ urls: env.amqpUrls, name: "order-lab-publish-now", log });
     write = publishOrderCreatedNow(createConfirmPublisher(connection, { log }));

@@ -1,5 +1,5 @@
 export { checkBroker, checkDatabase } from "./dependencies.ts";
-export * from "./env-parse.ts";
+export { type CommonEnv, type RawEnv, readCommonEnv } from "./env-parse.ts";
 export { migrateService, serviceMigrationDirs } from "./migrations.ts";
 export type { Enqueue, ServiceParts, Step, StepContext, Subscriptions } from "./parts.ts";
 export { type PrismaClientLike, prismaDatabase } from "./prisma-database.ts";
