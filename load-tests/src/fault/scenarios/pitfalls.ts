@@ -4,6 +4,7 @@
 // audit finds the damage it predicts; its pair when none.
 
 import { killApplication, startApplication, stopApplication } from "@orderflow/infra";
+import { DEFAULT_RELAY_CONFIG } from "@orderflow/outbox";
 import type { LabPitfall } from "../../lab/pitfalls.ts";
 import { labVariant } from "../../lab/variant.ts";
 import { check, damage, expectDamage, expectNoDamage } from "../expectations.ts";
@@ -186,7 +187,9 @@ export const PITFALLS: Pitfall[] = [
     predicts:
       "orders stuck PENDING or CONFIRMED without points (unfinished > 0); reconciliation (5 min) does not repair within the run.",
     fault: killWithBacklog,
-    settleMs: 30_000,
+    // The killed process may hold leases on outbox rows its fast path had claimed (its replies): the
+    // sweep takes them again only when the lease runs out, so the pair settles at the lease plus margin.
+    settleMs: DEFAULT_RELAY_CONFIG.leaseMs + 20_000,
     damage: (o) => {
       const d = damage(o);
       return [check("unfinished orders > 0", d.unfinished > 0, `unfinished ${d.unfinished}`)];
