@@ -84,7 +84,11 @@ describe("parking lot", () => {
     const goodId = await broker.publishEvent("order.created", good);
 
     await waitFor("seven outcomes", () => c.outcomes.length >= 7);
-    expect(c.outcomes.at(-1)).toMatchObject({ kind: "done", messageId: goodId });
+    // Deliveries settle concurrently (a parking waits for its confirm), so outcomes need not keep the
+    // publish order: the good message is applied, once, whatever came before it.
+    expect(c.outcomes.filter((o) => o.kind === "done")).toEqual([
+      expect.objectContaining({ kind: "done", messageId: goodId }),
+    ]);
     expect((await db.effects()).map((e) => e.message_id)).toEqual([goodId]);
 
     const parked = await waitFor("six parked messages", async () => {
