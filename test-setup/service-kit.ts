@@ -47,6 +47,11 @@ export async function api(
   return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
 }
 
+/** The bearer header /admin routes require (the token is one of the stack's secrets). */
+export const adminHeaders = (stack: Stack): Record<string, string> => ({
+  authorization: `Bearer ${stack.secrets.adminToken}`,
+});
+
 export const serviceBase = (stack: Stack, service: ServiceName) =>
   `http://127.0.0.1:${stack.layout.servicePorts[service]}`;
 

@@ -18,7 +18,9 @@ export interface ScratchQueue {
 export async function createScratchQueue(stack: Stack, label: string): Promise<ScratchQueue> {
   const id = randomUUID().slice(0, 8);
   const queue = `bench.${label}.${id}`;
-  const routingKey = `bench.${label}.${id}`;
+  // Under the order service's name: the benches publish as order-svc, whose topic permission allows
+  // only routing keys that start with "order.".
+  const routingKey = `order.bench-${label}.${id}`;
   const conn: ChannelModel = await amqp.connect(amqpUrls(stack, "admin")[0] as string);
   conn.on("error", () => {});
   const ch: Channel = await conn.createChannel();

@@ -2,7 +2,7 @@
 // as the service runs it, and as the same statements over pg BEGIN/COMMIT. The Prisma side calls the
 // services' own code where it is a function (the inventory and points handlers); the order side copies
 // create-order.ts's transaction body, which is inline there.
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { pgTransaction, type SqlTx } from "@orderflow/db";
 import {
   createDb as createInventoryDb,
@@ -52,6 +52,7 @@ function inbound<P>(type: InboundEvent["type"], payload: P): InboundEvent<P> & {
     attempt: 0,
     redelivered: false,
     headers: {},
+    contentHash: createHash("sha256").update(JSON.stringify(payload)).digest("hex"),
   };
 }
 

@@ -70,7 +70,7 @@ export const startWholeBroker = (s: Stack = openStack()) =>
 export const stopRedisServer = (s: Stack = openStack()) =>
   timed("stop-redis", "redis", async () => void (await stopRedis(s.layout)));
 export const startRedisServer = (s: Stack = openStack()) =>
-  timed("start-redis", "redis", async () => void (await startRedis(s.layout)));
+  timed("start-redis", "redis", async () => void (await startRedis(s.layout, s.secrets.redis)));
 export const restartPostgresServer = (s: Stack = openStack()) =>
   timed("restart-postgres", "postgres", async () => void (await restartPostgres(s.pg)));
 

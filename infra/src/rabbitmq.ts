@@ -31,6 +31,8 @@ export interface Definitions {
   vhosts: { name: string }[];
   users: { name: string; tags: string[] }[];
   permissions: { user: string; vhost: string; configure: string; write: string; read: string }[];
+  /** Per topic exchange: the routing keys each user may publish (write) with. */
+  topic_permissions: { user: string; vhost: string; exchange: string; write: string; read: string }[];
   exchanges: { name: string; type: string }[];
   queues: { name: string; arguments: Record<string, unknown> }[];
   bindings: { source: string; destination: string; routing_key: string }[];

@@ -11,6 +11,10 @@ export interface StackSecrets {
   brokerAdmin: string;
   broker: Record<ServiceName, string>;
   erlangCookie: string;
+  /** Redis' requirepass. */
+  redis: string;
+  /** The services' bearer token for /admin routes. */
+  adminToken: string;
 }
 
 // Hex: a base64url token may start with "-", which rabbitmqctl takes for an option
@@ -26,6 +30,8 @@ function generate(): StackSecrets {
     brokerAdmin: token(),
     broker: perService(),
     erlangCookie: randomBytes(20).toString("hex").toUpperCase(),
+    redis: token(),
+    adminToken: token(24),
   };
 }
 
@@ -37,11 +43,12 @@ export function readSecrets(file: string): StackSecrets | undefined {
   }
 }
 
+/** The stack's secrets; a file from an older version gains the secrets it lacks, the others kept. */
 export function loadOrCreateSecrets(file: string): StackSecrets {
   const existing = readSecrets(file);
-  if (existing) return existing;
-  const fresh = generate();
+  const secrets = { ...generate(), ...existing };
+  if (existing && Object.keys(secrets).every((k) => k in existing)) return existing;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600 });
-  return fresh;
+  fs.writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  return secrets;
 }

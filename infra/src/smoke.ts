@@ -62,7 +62,8 @@ export async function smoke(s: Stack): Promise<SmokeStep[]> {
   // The broker probe goes through a queue of its own (declared by the admin, deleted after): the real
   // work queues belong to the running services, which would consume (and park) a probe message.
   const id = randomUUID();
-  const probeKey = `smoke.probe.${id}`;
+  // Under order-svc's own name: a service user may publish only routing keys that start with it.
+  const probeKey = `order.smoke-probe.${id}`;
   const probeQueue = `smoke-${id}`;
   const admin = await connectFirst(amqpUrls(s));
   try {
@@ -117,8 +118,8 @@ export async function smoke(s: Stack): Promise<SmokeStep[]> {
     );
   }
   steps.push(
-    await step("redis answers PING", async () => {
-      if (!(await pingRedis(s.layout.redis.port))) throw new Error("no PONG");
+    await step("redis takes its password and answers PING", async () => {
+      if (!(await pingRedis(s.layout.redis.port, s.secrets.redis))) throw new Error("no PONG");
     }),
   );
   return steps;

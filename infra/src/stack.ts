@@ -59,7 +59,7 @@ export async function up(
   // The broker is the slowest to boot: start it first and bring up the rest meanwhile.
   const broker = startNodes(s.rabbit, undefined, log).then(() => importTopology(s.rabbit));
   const postgres = startPostgres(s.pg).then(() => provisionDatabases(s.pg));
-  const redis = startRedis(s.layout);
+  const redis = startRedis(s.layout, s.secrets.redis);
   const results = await Promise.allSettled([postgres, redis, broker]);
   const failed = results.flatMap((r, i) =>
     r.status === "rejected"
@@ -101,7 +101,7 @@ export async function healInfrastructure(s: Stack, log: (m: string) => void = ()
   const down = infrastructureDown(s);
   await Promise.all([
     startPostgres(s.pg),
-    startRedis(s.layout),
+    startRedis(s.layout, s.secrets.redis),
     startNodes(s.rabbit, undefined, log).then(() => ensureQueueMembers(s.rabbit)),
   ]);
   return down;
@@ -154,7 +154,7 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
   const { layout, secrets } = s;
   const [pgHealth, redisOk, broker, apps] = await Promise.all([
     postgresPid(layout) ? postgresHealth(s.pg) : undefined,
-    redisPid(layout) ? pingRedis(layout.redis.port) : false,
+    redisPid(layout) ? pingRedis(layout.redis.port, s.secrets.redis) : false,
     brokerHealth(s.rabbit),
     appsStatus(s),
   ]);
@@ -216,7 +216,7 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
     },
     redis: {
       healthy: redisOk,
-      url: redisUrl(layout),
+      url: redisUrl(s),
       port: layout.redis.port,
       pid: redisPid(layout) ?? null,
     },

@@ -1,5 +1,7 @@
+import { EVENT_TYPES, publishedBy } from "@orderflow/contracts";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { amqpUrls, BROKER_VHOST, type Stack } from "../src/index.ts";
+import { amqpUrls, BROKER_VHOST, readDefinitions, type Stack } from "../src/index.ts";
+import { brokerUser, SERVICE_NAMES } from "../src/services.ts";
 import { type Conn, connectAny } from "./broker-helpers.ts";
 import { requireHealthyStack } from "./stack-fixture.ts";
 
@@ -58,14 +60,64 @@ test("a service user consumes only its own queue and cannot declare anything", a
 
 test("a service user publishes only to the events, retry and parking exchanges", async () => {
   const points = await asService("points");
-  const publishTo = (exchange: string) =>
+  const publishTo = (exchange: string, routingKey: string) =>
     attempt(points, async (ch) => {
-      ch.publish(exchange, "nowhere", Buffer.from("{}"));
+      ch.publish(exchange, routingKey, Buffer.from("{}"));
       // A refused publish closes the channel asynchronously; a round trip surfaces it.
       await ch.checkExchange("orderflow.events");
     });
-  expect(await publishTo("orderflow.events")).toBe("allowed");
-  expect(await publishTo("orderflow.retry")).toBe("allowed");
-  expect(await publishTo("amq.topic")).toMatch(/ACCESS_REFUSED/);
+  // Keys no queue is bound to: an allowed publish lands nowhere. Which keys are allowed: below.
+  expect(await publishTo("orderflow.events", "points.nowhere")).toBe("allowed");
+  expect(await publishTo("orderflow.retry", "points.order-events.retry.999s")).toBe("allowed");
+  expect(await publishTo("amq.topic", "points.nowhere")).toMatch(/ACCESS_REFUSED/);
   expect(BROKER_VHOST).toBe("orderflow");
+});
+
+// Probes use routing keys no queue is bound to, so an allowed publish lands nowhere.
+const publishAs = async (svc: "order" | "inventory" | "points", exchange: string, routingKey: string) =>
+  attempt(await asService(svc), async (ch) => {
+    ch.publish(exchange, routingKey, Buffer.from("{}"));
+    await ch.checkExchange("orderflow.events");
+  });
+
+test("the permission matrix: each service user publishes only event types under its own name (the contracts' owners)", async () => {
+  const matrix: Record<string, string> = {};
+  let cases = 0;
+  for (const svc of SERVICE_NAMES) {
+    for (const type of EVENT_TYPES) {
+      const owner = publishedBy(svc).includes(type);
+      const verdict = await publishAs(svc, "orderflow.events", `${type}.probe`);
+      matrix[`${svc} ${type}`] =
+        verdict === "allowed" ? "allowed" : /ACCESS_REFUSED/.test(verdict) ? "refused" : verdict;
+      expect(matrix[`${svc} ${type}`], `${svc} publishing ${type}`).toBe(owner ? "allowed" : "refused");
+      cases += 1;
+    }
+  }
+  console.log(`broker permission matrix: ${cases} cases (service user x event type)`);
+});
+
+test("a service user republishes only into its own queue's retry tiers and parking lot", async () => {
+  const own = "inventory.order-events";
+  expect(await publishAs("inventory", "orderflow.retry", `${own}.retry.999s`)).toBe("allowed");
+  expect(await publishAs("inventory", "orderflow.parking", `${own}.parking`)).toBe("allowed");
+  // Another service's retry tier dead-letters into that service's work queue: the way around the events
+  // exchange's permissions, closed as well.
+  expect(await publishAs("inventory", "orderflow.retry", "points.order-events.retry.1s")).toMatch(
+    /ACCESS_REFUSED/,
+  );
+  expect(await publishAs("inventory", "orderflow.parking", "points.order-events.parking")).toMatch(
+    /ACCESS_REFUSED/,
+  );
+  expect(await publishAs("order", "", "points.order-events")).toMatch(/ACCESS_REFUSED/);
+});
+
+test("the definitions file's write rules agree with the contracts: every event type matches its owner's rule and no other", () => {
+  const rules = readDefinitions().topic_permissions.filter((t) => t.exchange === "orderflow.events");
+  for (const svc of SERVICE_NAMES) {
+    const rule = rules.find((t) => t.user === brokerUser(svc));
+    expect(rule, `${svc} has a topic permission on orderflow.events`).toBeDefined();
+    const re = new RegExp(rule?.write ?? "^$");
+    for (const type of EVENT_TYPES)
+      expect(re.test(type), `${svc} x ${type}`).toBe(publishedBy(svc).includes(type));
+  }
 });

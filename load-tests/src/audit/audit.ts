@@ -42,7 +42,11 @@ export async function absorbedCounters(serviceUrls: string[]): Promise<Record<st
   const outcomes = await counters(serviceUrls, "consumer_messages_total", "outcome");
   const repairs = await counters(serviceUrls, "order_reconciliation_repairs_total", "kind");
   return {
-    duplicatesCaughtByInbox: (outcomes.duplicate ?? 0) + (outcomes["duplicate-cache"] ?? 0),
+    duplicatesCaughtByInbox:
+      (outcomes.duplicate ?? 0) + (outcomes["duplicate-cache"] ?? 0) + (outcomes["duplicate-conflict"] ?? 0),
+    // Skipped as duplicates though their body differs from the one applied under the same key (a key that
+    // is not the message id, as dedup-by-business-id shows, or a producer reusing ids).
+    duplicateConflicts: outcomes["duplicate-conflict"] ?? 0,
     handled: outcomes.done ?? 0,
     businessRejections: outcomes.rejected ?? 0,
     retried: outcomes.retried ?? 0,

@@ -90,7 +90,7 @@ export async function takeSnapshot(s: Stack, ledger: RunLedger): Promise<Snapsho
     grants: new Map(
       points.g.map((g) => [g.order_id, { status: g.status, points: g.points, customerId: g.customer_id }]),
     ),
-    balances: new Map(points.b.map((b) => [b.customer_id, b.balance])),
+    balances: new Map(points.b.map((b) => [b.customer_id, Number(b.balance)])), // BIGINT arrives as text
     stock: new Map(inventory.stock.map((x) => [x.sku, { available: x.available, reserved: x.reserved }])),
     outbox: { order: order.outbox, inventory: inventory.outbox, points: points.outbox },
     inboxRows: { order: 0, inventory: 0, points: 0 },

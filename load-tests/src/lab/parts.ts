@@ -21,7 +21,10 @@ export function commonLabParts<Tx extends SqlTx>(lab: LabEnv): ServiceParts<Tx> 
       return { claim: naiveClaim };
     case "no-consumer-dedup":
       // No inbox and no Redis early skip: every delivery runs its step.
-      return { inbox: { claim: async () => true }, dedupCache: () => undefined };
+      return {
+        inbox: { claim: async () => true, recorded: async () => undefined },
+        dedupCache: () => undefined,
+      };
     case "auto-ack":
       // noAck: the broker forgets a message as soon as it has sent it.
       return { ackMode: "auto" };

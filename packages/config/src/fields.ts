@@ -31,6 +31,15 @@ export const str = (name: Names): EnvVar<string> =>
 /** Text that must be set: "NAME is required (see .env.example)". */
 export const required = (name: Names): EnvVar<string, string> => str(name).required();
 
+/** A secret token: 16-256 printable ASCII characters, no spaces ("must be a token of 16+ characters"). */
+export const token = (name: Names): EnvVar<string> =>
+  envVar(
+    name,
+    textSchema("must be a token of 16-256 printable characters without spaces", (t) =>
+      /^[\x21-\x7E]{16,256}$/.test(t) ? t : undefined,
+    ),
+  );
+
 /** An integer within bounds: "must be an integer 0-65535". */
 export function int(name: Names, bounds: Bounds = {}): EnvVar<number> {
   return envVar(

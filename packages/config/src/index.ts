@@ -15,5 +15,6 @@ export {
   port,
   required,
   str,
+  token,
   url,
 } from "./fields.ts";

@@ -10,6 +10,10 @@ export const HEADERS = {
 
 export const CONTENT_TYPE = "application/json";
 
+/** W3C trace context (version-traceid-parentid-flags). Anything else is dropped where it enters. */
+export const isTraceparent = (v: unknown): v is string =>
+  typeof v === "string" && /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(v);
+
 export interface Envelope {
   /** The outbox row's id: the consumer's dedup key. */
   messageId: string;

@@ -2,13 +2,18 @@
 // Strict objects: a field a consumer does not know is a contract change, not something to ignore silently.
 import { z } from "zod";
 
-const id = z.string().min(1).max(200);
-const cents = z.number().int().min(0);
+// Every string travels into PostgreSQL text and jsonb columns and into log lines: no control character
+// (NUL above all), no lone surrogate, and a bound on every free-text field.
+const storable = /^[^\p{Cc}\p{Cs}]*$/u;
+const id = z.string().min(1).max(200).regex(storable, "control characters or lone surrogates");
+const reason = z.string().min(1).max(500).regex(storable, "control characters or lone surrogates");
+// Bounds the order API enforces as well: a total fits PostgreSQL's integer, so its points always do.
+const cents = z.number().int().min(0).max(2_147_483_647);
 const timestamp = z.iso.datetime({ offset: true });
 
 export const orderLine = z.strictObject({
   sku: id,
-  quantity: z.number().int().min(1),
+  quantity: z.number().int().min(1).max(10_000),
   unitPrice: cents,
 });
 
@@ -16,7 +21,7 @@ export const orderLine = z.strictObject({
 export const orderCreatedV1 = z.strictObject({
   orderId: id,
   customerId: id,
-  lines: z.array(orderLine).min(1),
+  lines: z.array(orderLine).min(1).max(100),
   total: cents,
   createdAt: timestamp,
 });
@@ -26,7 +31,7 @@ export const orderConfirmedV1 = z.strictObject({ orderId: id, customerId: id, to
 export const orderCancelledV1 = z.strictObject({
   orderId: id,
   customerId: id,
-  reason: z.string().min(1),
+  reason,
   /** Points were granted only for confirmed orders: tells the points service whether to reverse. */
   wasConfirmed: z.boolean(),
 });
@@ -38,7 +43,7 @@ export const inventoryReservedV1 = z.strictObject({
 
 export const inventoryRejectedV1 = z.strictObject({
   orderId: id,
-  reason: z.string().min(1),
+  reason,
   sku: id.optional(),
 });
 

@@ -6,7 +6,10 @@ import swagger from "@fastify/swagger";
 import type { Logger } from "@orderflow/logging";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Registry } from "prom-client";
-import { installProblemHandlers, sendProblem } from "./error-handler.ts";
+import { guardAdminRoutes } from "./admin-guard.ts";
+import { answerClientError } from "./client-errors.ts";
+import { answerFrameworkError, installProblemHandlers, sendProblem } from "./error-handler.ts";
+import { MAX_PARAM_LENGTH } from "./fields.ts";
 import { problemBody } from "./problems.ts";
 
 export const CORRELATION_HEADER = "x-correlation-id";
@@ -21,6 +24,10 @@ export interface BaseAppOptions {
   logger?: Logger;
   /** Bytes; larger bodies get 413. Default 64 KiB. */
   bodyLimit?: number;
+  /** A request not received whole within this gets 408. Default 10 s. */
+  requestTimeoutMs?: number;
+  /** The bearer token of /admin routes; unset, they refuse every request. */
+  adminToken?: string | undefined;
 }
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -28,9 +35,20 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function createBaseApp(opts: BaseAppOptions): Promise<FastifyInstance> {
   // Typed as fastify's own logger interface, so routes keep the plain FastifyInstance type.
   const loggerInstance: FastifyBaseLogger | undefined = opts.logger;
+  const requestTimeout = opts.requestTimeoutMs ?? 10_000;
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: false }),
     bodyLimit: opts.bodyLimit ?? 64 * 1024,
+    // A request must arrive whole within requestTimeout (a client that stops sending its body is cut
+    // off with a 408), checked every second; an idle keep-alive socket closes after keepAliveTimeout
+    // (fastify's 72 s), a silent one after connectionTimeout. Node enforces neither timeout while
+    // headersTimeout (60 s unless set) exceeds requestTimeout, and fastify sets only the latter.
+    requestTimeout,
+    connectionTimeout: 120_000,
+    http: { connectionsCheckingInterval: 1_000, headersTimeout: requestTimeout },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     // The correlation id travels from the HTTP request into every event and back; accept the caller's.
     genReqId: (req) => {
       const given = req.headers[CORRELATION_HEADER];
@@ -42,6 +60,9 @@ export async function createBaseApp(opts: BaseAppOptions): Promise<FastifyInstan
     },
   });
   installProblemHandlers(app);
+  guardAdminRoutes(app, { token: opts.adminToken });
+  // JSON only: fastify's default text/plain parser would hand a string to a JSON schema (400, not 415).
+  app.removeContentTypeParser("text/plain");
   // Graceful close: once close() has begun, every response tells its keep-alive client to hang up, so
   // close() waits only for requests in flight, not for idle client pools (fastify keeps idle
   // connections 72 s; a client pool reuses them as long as that).

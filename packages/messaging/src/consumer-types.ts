@@ -25,7 +25,17 @@ export type Handler<T extends EventType, Tx extends SqlTx = SqlTx> = (
 export type Handlers<Tx extends SqlTx = SqlTx> = { [T in EventType]?: Handler<T, Tx> };
 
 export type Outcome =
-  | { kind: "done" | "rejected" | "duplicate" | "duplicate-cache"; messageId: string; type: string }
+  | {
+      kind:
+        | "done"
+        | "rejected"
+        | "duplicate"
+        | "duplicate-cache"
+        | "duplicate-conflict"
+        | "cache-unconfirmed";
+      messageId: string;
+      type: string;
+    }
   | {
       kind: "retried";
       messageId: string;

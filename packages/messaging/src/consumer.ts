@@ -34,6 +34,8 @@ const newCounts = (): ConsumerHealth["counts"] => ({
   rejected: 0,
   duplicate: 0,
   "duplicate-cache": 0,
+  "duplicate-conflict": 0,
+  "cache-unconfirmed": 0,
   retried: 0,
   parked: 0,
   requeued: 0,

@@ -2,7 +2,7 @@
 // transaction holding the inbox claim and the handler's effect -> commit -> ack. A handler failure
 // becomes a retry through the tiers or a parking (settle.ts); nothing here stops the consumer.
 import { type EventType, HEADERS } from "@orderflow/contracts";
-import type { RunTransaction, SqlTx } from "@orderflow/db";
+import { isDataError, type RunTransaction, type SqlTx } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import type { Channel, ConsumeMessage } from "amqplib";
 import type { Handler, HandlerResult, Handlers, Outcome } from "./consumer-types.ts";
@@ -10,7 +10,7 @@ import type { DedupCache } from "./dedup-cache.ts";
 import { type InboundEvent, readInbound } from "./inbound.ts";
 import type { Inbox } from "./inbox.ts";
 import type { Delivery, Settle } from "./settle.ts";
-import type { RetryTier } from "./topology.ts";
+import { EXCHANGES, type RetryTier } from "./topology.ts";
 
 export interface DeliveryDeps<Tx extends SqlTx> {
   queue: string;
@@ -28,7 +28,8 @@ export interface DeliveryDeps<Tx extends SqlTx> {
 }
 
 type Applied =
-  | { ok: true; dup: boolean; result: HandlerResult }
+  | { ok: true; dup: false; result: HandlerResult }
+  | { ok: true; dup: true; appliedHash: string | null }
   | { ok: false; error: string; cause: unknown; handlerRan: boolean };
 
 /** A logger for one delivery: every line about it carries these four fields. */
@@ -54,8 +55,10 @@ async function applyOnce<Tx extends SqlTx>(
   let handlerRan = false;
   try {
     return await deps.transaction(async (tx) => {
-      if (!(await deps.inbox.claim(tx, deps.consumerName, key, ev.type)))
-        return { ok: true, dup: true, result: undefined } as const;
+      if (!(await deps.inbox.claim(tx, deps.consumerName, key, ev.type, ev.contentHash))) {
+        const prior = await deps.inbox.recorded(tx, deps.consumerName, key);
+        return { ok: true, dup: true, appliedHash: prior?.contentHash ?? null } as const;
+      }
       handlerRan = true;
       const r = await handler(ev as Parameters<Handler<EventType, Tx>>[0], tx);
       return { ok: true, dup: false, result: r ?? undefined } as const;
@@ -66,6 +69,29 @@ async function applyOnce<Tx extends SqlTx>(
   }
 }
 
+/** The inbox row behind a cache hit; undefined when there is none or the database cannot say (then the claim decides). */
+async function confirmedByInbox<Tx extends SqlTx>(
+  deps: DeliveryDeps<Tx>,
+  key: string,
+): Promise<{ contentHash: string | null } | undefined> {
+  try {
+    return await deps.transaction((tx) => deps.inbox.recorded(tx, deps.consumerName, key));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A duplicate is skipped either way (the first message under this id was applied). One whose body differs
+ * from the applied one is not a redelivery but another message reusing the id: a producer bug or a forgery,
+ * so it is counted and logged with both hashes instead of vanishing.
+ */
+function duplicateKind(d: Delivery, ev: InboundEvent, appliedHash: string | null) {
+  if (appliedHash === null || appliedHash === ev.contentHash) return "duplicate" as const;
+  d.log.warn({ appliedHash, receivedHash: ev.contentHash }, "consumer.duplicate_id_other_content");
+  return "duplicate-conflict" as const;
+}
+
 function onFailure<Tx extends SqlTx>(
   deps: DeliveryDeps<Tx>,
   d: Delivery,
@@ -74,6 +100,8 @@ function onFailure<Tx extends SqlTx>(
 ): Promise<void> {
   const { schedule, settle } = deps;
   const base = { type: ev.type, messageId: ev.envelope.messageId, error: f.error };
+  // PostgreSQL refused the message's own values (a data error, wherever it happened): no retry can help.
+  if (isDataError(f.cause)) return settle.park(d, "poison", f.error);
   if (!f.handlerRan) {
     // The database failed before the handler ran (down, pool exhausted): not the message's fault.
     // Retry without spending its attempts, so an outage longer than the tiers parks nothing; it
@@ -89,6 +117,21 @@ function onFailure<Tx extends SqlTx>(
   return settle.retry(d, { ...base, tier, attempt: ev.attempt + 1, infrastructure: false });
 }
 
+/**
+ * Where a delivery came from decides what it may claim to be. Through orderflow.events its routing key
+ * must be its type: the broker lets each service user publish only keys under its own name (topic
+ * permissions), so a type the publisher does not own cannot arrive that way. Through the default exchange
+ * under this queue's own name it is one of this consumer's retries coming back from its tier (or an
+ * operator's redrive). Anything else, such as another service's user stamping a foreign type on a key it
+ * owns, is parked.
+ */
+function misrouted(msg: ConsumeMessage, type: string, queue: string): string | undefined {
+  const { exchange, routingKey } = msg.fields;
+  if (exchange === EXCHANGES.events && routingKey === type) return undefined;
+  if (exchange === "" && routingKey === queue) return undefined;
+  return `type ${type} arrived through exchange "${exchange}" with routing key "${routingKey}"`;
+}
+
 async function decide<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, d: Delivery): Promise<void> {
   const { settle, report } = deps;
   const inbound = readInbound(d.msg);
@@ -97,17 +140,27 @@ async function decide<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, d: Delivery): Pr
   const id = ev.envelope.messageId;
   const handler = deps.handlers[ev.type] as Handler<EventType, Tx> | undefined;
   if (!handler) return settle.park(d, "no-handler", `${deps.consumerName} has no handler for ${ev.type}`);
+  const route = misrouted(d.msg, ev.type, deps.queue);
+  if (route) return settle.park(d, "misrouted", route);
   const key = deps.dedupKey(ev);
   if (deps.dedupCache && (await deps.dedupCache.isKnown(deps.consumerName, key))) {
-    report({ kind: "duplicate-cache", messageId: id, type: ev.type });
-    return settle.ack(d);
+    // Redis only hints; the inbox decides whether a message may be dropped as applied.
+    const prior = await confirmedByInbox(deps, key);
+    if (prior) {
+      const kind =
+        duplicateKind(d, ev, prior.contentHash) === "duplicate" ? "duplicate-cache" : "duplicate-conflict";
+      report({ kind, messageId: id, type: ev.type });
+      return settle.ack(d);
+    }
+    d.log.warn({ key }, "consumer.dedup_cache_hit_not_in_inbox");
+    report({ kind: "cache-unconfirmed", messageId: id, type: ev.type });
   }
   const applied = await applyOnce(deps, ev, key, handler);
   if (!applied.ok) return onFailure(deps, d, ev, applied);
   // Committed: now (and only now) the message may go.
   if (deps.dedupCache) await deps.dedupCache.remember(deps.consumerName, key);
   const kind = applied.dup
-    ? "duplicate"
+    ? duplicateKind(d, ev, applied.appliedHash)
     : applied.result && "rejected" in applied.result
       ? "rejected"
       : "done";

@@ -1,5 +1,6 @@
 // Reads an AMQP delivery into a validated event, or the reason it must be parked. Nothing here throws.
-import { type Envelope, type EventType, HEADERS, validateEvent } from "@orderflow/contracts";
+import { createHash } from "node:crypto";
+import { type Envelope, type EventType, HEADERS, isTraceparent, validateEvent } from "@orderflow/contracts";
 import type { ConsumeMessage } from "amqplib";
 
 /** Our own attempt counter (x-death counts broker hops, not handler attempts). */
@@ -7,11 +8,13 @@ export const ATTEMPT_HEADER = "x-retry-attempt";
 
 export type ParkReason =
   | "missing-message-id"
+  | "invalid-header"
   | "malformed-json"
   | "unknown-type"
   | "unsupported-version"
   | "invalid-payload"
   | "no-handler"
+  | "misrouted"
   | "poison"
   | "attempts-exhausted";
 
@@ -25,12 +28,29 @@ export interface InboundEvent<P = unknown> {
   /** The broker's redelivered flag: a previous delivery of this copy was not acked. */
   redelivered: boolean;
   headers: Record<string, unknown>;
+  /** sha256 (hex) of the body as it arrived: tells a redelivery from another message under the same id. */
+  contentHash: string;
 }
 
 export type Inbound = { ok: true; event: InboundEvent } | { ok: false; reason: ParkReason; detail: string };
 
 const str = (v: unknown): string | undefined =>
   typeof v === "string" ? v : Buffer.isBuffer(v) ? v.toString("utf8") : undefined;
+
+// A message id and the headers used as keys end up in keys, log lines and jsonb columns: printable
+// ASCII only (no NUL, no control character, no surrogate), bounded. Checked before anything else reads them.
+const KEY = /^[\x21-\x7E]{1,200}$/;
+
+function invalidKeyHeader(messageId: string, headers: Record<string, unknown>): string | undefined {
+  if (!KEY.test(messageId))
+    return `messageId ${JSON.stringify(messageId.slice(0, 80))} is not 1-200 printable ASCII characters`;
+  for (const name of [HEADERS.correlationId, HEADERS.causationId]) {
+    if (headers[name] === undefined) continue;
+    const v = str(headers[name]);
+    if (v === undefined || !KEY.test(v)) return `header ${name} is not 1-200 printable ASCII characters`;
+  }
+  return undefined;
+}
 
 export function attemptOf(headers: Record<string, unknown>): number {
   const n = Number(headers[ATTEMPT_HEADER] ?? 0);
@@ -42,6 +62,8 @@ export function readInbound(msg: ConsumeMessage): Inbound {
   const headers = (p.headers ?? {}) as Record<string, unknown>;
   const messageId = str(p.messageId);
   if (!messageId) return { ok: false, reason: "missing-message-id", detail: "no messageId property" };
+  const badHeader = invalidKeyHeader(messageId, headers);
+  if (badHeader) return { ok: false, reason: "invalid-header", detail: badHeader };
   let body: unknown;
   try {
     body = JSON.parse(msg.content.toString("utf8"));
@@ -51,13 +73,15 @@ export function readInbound(msg: ConsumeMessage): Inbound {
   const type = str(p.type);
   const v = validateEvent(type, headers[HEADERS.schemaVersion], body);
   if (!v.ok) return { ok: false, reason: v.reason, detail: v.detail };
+  const tp = str(headers[HEADERS.traceparent]) ?? "";
   const envelope: Envelope = {
     messageId,
     type: v.type,
     schemaVersion: v.version,
     correlationId: str(headers[HEADERS.correlationId]) ?? messageId,
     causationId: str(headers[HEADERS.causationId]) ?? messageId,
-    ...(str(headers[HEADERS.traceparent]) ? { traceparent: str(headers[HEADERS.traceparent]) } : {}),
+    // Trace context is advice, not a key: one that is not W3C's is dropped, the message kept.
+    ...(isTraceparent(tp) ? { traceparent: tp } : {}),
     ...(typeof p.timestamp === "number" ? { timestamp: p.timestamp * 1000 } : {}),
   };
   return {
@@ -70,6 +94,7 @@ export function readInbound(msg: ConsumeMessage): Inbound {
       attempt: attemptOf(headers),
       redelivered: msg.fields.redelivered,
       headers,
+      contentHash: createHash("sha256").update(msg.content).digest("hex"),
     },
   };
 }

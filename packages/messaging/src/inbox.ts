@@ -7,7 +7,18 @@ export interface Inbox {
    * Records (consumer, key) inside `tx`. True when this transaction claimed it (apply the effect), false
    * when it was applied before (a duplicate: skip).
    */
-  claim(tx: SqlTx, consumer: string, key: string, messageType: string): Promise<boolean>;
+  claim(
+    tx: SqlTx,
+    consumer: string,
+    key: string,
+    messageType: string,
+    contentHash?: string,
+  ): Promise<boolean>;
+  /**
+   * What was recorded for (consumer, key): undefined when it was never applied. Confirms an early skip's
+   * hint before a message is dropped, and tells a redelivery from another message under the same id.
+   */
+  recorded(tx: SqlTx, consumer: string, key: string): Promise<{ contentHash: string | null } | undefined>;
 }
 
 /**
@@ -20,18 +31,35 @@ export async function claimInbox(
   consumer: string,
   messageId: string,
   messageType: string,
+  contentHash?: string,
 ): Promise<boolean> {
   const inserted = await tx.$executeRawUnsafe(
-    `INSERT INTO inbox (consumer, message_id, message_type) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+    `INSERT INTO inbox (consumer, message_id, message_type, content_hash) VALUES ($1, $2, $3, $4)
+     ON CONFLICT DO NOTHING`,
     consumer,
     messageId,
     messageType,
+    contentHash ?? null,
   );
   return inserted === 1;
 }
 
+/** The inbox row of (consumer, messageId), if any. A plain read: it never waits on a claim in flight. */
+export async function inboxRecord(
+  tx: SqlTx,
+  consumer: string,
+  messageId: string,
+): Promise<{ contentHash: string | null } | undefined> {
+  const rows = await tx.$queryRawUnsafe<{ contentHash: string | null }[]>(
+    `SELECT content_hash AS "contentHash" FROM inbox WHERE consumer = $1 AND message_id = $2`,
+    consumer,
+    messageId,
+  );
+  return rows[0];
+}
+
 /** The consumer's default inbox: the `inbox` table of INBOX_MIGRATIONS_DIR, in the service's database. */
-export const sqlInbox: Inbox = { claim: claimInbox };
+export const sqlInbox: Inbox = { claim: claimInbox, recorded: inboxRecord };
 
 /** Deletes inbox rows older than retentionMs, batchSize rows per transaction; returns how many. */
 export async function cleanupInbox<Tx extends SqlTx>(

@@ -49,7 +49,8 @@ describe("consumer crash", () => {
     const exited = new Promise<NodeJS.Signals | null>((r) => child.on("exit", (_code, sig) => r(sig)));
     try {
       await waitFor("child consumer ready", () => out.includes("READY"), { timeoutMs: 30_000 });
-      const id = await broker.publishEvent("order.created", buildOrderCreated());
+      const order = buildOrderCreated();
+      const id = await broker.publishEvent("order.created", order);
       await waitFor("handler blocked", () => out.includes(`BLOCKED ${id}`), { timeoutMs: 15_000 });
       child.kill("SIGKILL");
       expect(await exited).toBe("SIGKILL");
@@ -63,8 +64,8 @@ describe("consumer crash", () => {
       });
       const effects = await db.effects();
       expect(effects.map((e) => e.message_id)).toEqual([id]);
-      // A duplicate published afterwards changes nothing.
-      await broker.publishEvent("order.created", buildOrderCreated(), { messageId: id });
+      // A duplicate published afterwards (the same message again, as a relay re-sends it) changes nothing.
+      await broker.publishEvent("order.created", order, { messageId: id });
       await waitFor("duplicate seen", () => consumer.outcomes.some((o) => o.kind === "duplicate"));
       expect(await db.effects()).toHaveLength(1);
     } finally {

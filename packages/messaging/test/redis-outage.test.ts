@@ -18,7 +18,7 @@ beforeAll(async () => {
   db = await createTestDatabase(s, "redis");
   broker = await openAdminBroker(s);
   await purgeAll(broker, WORK_QUEUE);
-  cache = createRedisDedupCache({ url: redisUrl(s.layout), ttlMs: 600_000, keyPrefix: `test-${Date.now()}` });
+  cache = createRedisDedupCache({ url: redisUrl(s), ttlMs: 600_000, keyPrefix: `test-${Date.now()}` });
 });
 afterAll(async () => {
   await c?.stop();

@@ -20,7 +20,8 @@ let db: TestDb;
 const suffix = randomUUID().slice(0, 8);
 // A queue that refuses everything: length limit 0 with reject-publish makes the broker nack each publish.
 const FULL_QUEUE = `outbox-test.full.${suffix}`;
-const FULL_KEY = `outbox.test-full.${suffix}`;
+// Under the order service's name: its broker user may publish only routing keys that start with it.
+const FULL_KEY = `order.test-full.${suffix}`;
 
 async function makeQueue(limit: boolean) {
   await withAdminChannel(async (ch) => {

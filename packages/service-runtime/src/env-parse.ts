@@ -12,6 +12,7 @@ import {
   type RawEnv,
   readEnv,
   str,
+  token,
   url,
 } from "@orderflow/config";
 
@@ -23,6 +24,8 @@ export interface CommonEnv {
   databaseUrl: string;
   amqpUrls: string[];
   redisUrl: string | undefined;
+  /** Bearer token of the /admin routes (unset: they refuse every request). */
+  adminToken: string | undefined;
   logLevel: LogLevel;
   inboxRetentionMs: number;
   relayMaxBackoffMs: number;
@@ -35,6 +38,7 @@ function commonSchema(prefix: string, defaultPort: number) {
     databaseUrl: url(`${prefix}_DATABASE_URL`, ["postgres:", "postgresql:"]).required(),
     amqpUrls: list(`${prefix}_AMQP_URLS`, url("", ["amqp:", "amqps:"])).required(),
     redisUrl: url("REDIS_URL", ["redis:", "rediss:"]),
+    adminToken: token("ADMIN_TOKEN"),
     logLevel: logLevel("LOG_LEVEL"),
     inboxRetentionMs: int("INBOX_RETENTION_MS", { min: 0 }).default(7 * 24 * 3_600_000),
     relayMaxBackoffMs: int("OUTBOX_MAX_BACKOFF_MS", { min: 0 }).default(2 * 3_600_000),

@@ -70,6 +70,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
     metrics: runtime.metrics,
     readiness: runtime.readiness,
     logger: log,
+    adminToken: env.adminToken,
   });
   const jobs = def.routes(app, { db, runtime, log });
   await app.listen({ host: env.host, port: env.port });

@@ -1,5 +1,5 @@
 // The inventory API: stock per SKU (PUT is the admin/seed operation), reservations per order.
-import { HttpProblem } from "@orderflow/http";
+import { HttpProblem, keyString } from "@orderflow/http";
 import { resendMessage } from "@orderflow/outbox";
 import type { ServiceRuntime } from "@orderflow/service-runtime";
 import type { FastifyInstance } from "fastify";
@@ -8,12 +8,12 @@ import type { Db, Tx } from "./db.ts";
 const skuParams = {
   type: "object",
   required: ["sku"],
-  properties: { sku: { type: "string", minLength: 1, maxLength: 200 } },
+  properties: { sku: keyString },
 } as const;
 const orderParams = {
   type: "object",
   required: ["orderId"],
-  properties: { orderId: { type: "string", minLength: 1, maxLength: 200 } },
+  properties: { orderId: keyString },
 } as const;
 const stockView = {
   type: "object",

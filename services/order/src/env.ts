@@ -6,28 +6,26 @@ export interface OrderEnv extends CommonEnv {
   /** Base URLs the reconciliation job asks for the other services' view of an order. */
   inventoryUrl: string;
   pointsUrl: string;
-  reconcile: { intervalMs: number; staleAfterMs: number; batchSize: number };
+  reconcile: { intervalMs: number; staleAfterMs: number; batchSize: number; maxRepairs: number };
 }
 
 export function readEnv(env: RawEnv = process.env): OrderEnv {
-  const { reconcileIntervalMs, reconcileStaleAfterMs, reconcileBatchSize, ...rest } = readCommonEnv(
-    env,
-    "ORDER",
-    3001,
-    {
+  const { reconcileIntervalMs, reconcileStaleAfterMs, reconcileBatchSize, reconcileMaxRepairs, ...rest } =
+    readCommonEnv(env, "ORDER", 3001, {
       inventoryUrl: url("INVENTORY_URL", ["http:", "https:"]).default("http://127.0.0.1:3002"),
       pointsUrl: url("POINTS_URL", ["http:", "https:"]).default("http://127.0.0.1:3003"),
       reconcileIntervalMs: int("RECONCILE_INTERVAL_MS", { min: 0 }).default(60_000),
       reconcileStaleAfterMs: int("RECONCILE_STALE_AFTER_MS", { min: 0 }).default(5 * 60_000),
       reconcileBatchSize: int("RECONCILE_BATCH_SIZE", { min: 1 }).default(100),
-    },
-  );
+      reconcileMaxRepairs: int("RECONCILE_MAX_REPAIRS", { min: 1 }).default(3),
+    });
   return {
     ...rest,
     reconcile: {
       intervalMs: reconcileIntervalMs,
       staleAfterMs: reconcileStaleAfterMs,
       batchSize: reconcileBatchSize,
+      maxRepairs: reconcileMaxRepairs,
     },
   };
 }

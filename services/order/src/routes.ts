@@ -1,5 +1,6 @@
 // The order API. Handlers are thin: parse, call the use case, shape the answer.
-import { HttpProblem } from "@orderflow/http";
+import { isTraceparent } from "@orderflow/contracts";
+import { HttpProblem, keyString, uuidString } from "@orderflow/http";
 import type { ServiceRuntime } from "@orderflow/service-runtime";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Db, Tx } from "./db.ts";
@@ -18,7 +19,7 @@ export interface RouteDeps {
 
 const context = (req: FastifyRequest): RequestContext => {
   const tp = req.headers.traceparent;
-  return { correlationId: req.id, traceparent: typeof tp === "string" ? tp : undefined };
+  return { correlationId: req.id, traceparent: isTraceparent(tp) ? tp : undefined };
 };
 
 export function registerOrderRoutes(app: FastifyInstance, deps: RouteDeps): void {
@@ -29,7 +30,7 @@ export function registerOrderRoutes(app: FastifyInstance, deps: RouteDeps): void
         summary: "Place an order (Idempotency-Key header required)",
         headers: {
           type: "object",
-          properties: { "idempotency-key": { type: "string", minLength: 1, maxLength: 200 } },
+          properties: { "idempotency-key": keyString },
         },
         body: newOrderBody,
         response: { 200: orderView, 201: orderView },
@@ -87,7 +88,7 @@ export function registerOrderRoutes(app: FastifyInstance, deps: RouteDeps): void
           additionalProperties: false,
           properties: {
             olderThanMs: { type: "string", pattern: "^[0-9]{1,10}$" },
-            orderId: { type: "string", format: "uuid" },
+            orderId: uuidString,
           },
         },
       },

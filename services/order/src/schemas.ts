@@ -1,10 +1,12 @@
 // JSON schemas of the order API: they validate requests (unknown fields rejected) and feed /openapi.json.
+import { keyString, uuidString } from "@orderflow/http";
+
 export const newOrderBody = {
   type: "object",
   additionalProperties: false,
   required: ["customerId", "lines"],
   properties: {
-    customerId: { type: "string", minLength: 1, maxLength: 200 },
+    customerId: keyString,
     lines: {
       type: "array",
       minItems: 1,
@@ -14,7 +16,7 @@ export const newOrderBody = {
         additionalProperties: false,
         required: ["sku", "quantity", "unitPrice"],
         properties: {
-          sku: { type: "string", minLength: 1, maxLength: 200 },
+          sku: keyString,
           quantity: { type: "integer", minimum: 1, maximum: 10_000 },
           unitPrice: { type: "integer", minimum: 0, maximum: 100_000_000, description: "cents" },
         },
@@ -63,7 +65,7 @@ export const orderView = {
 export const orderIdParams = {
   type: "object",
   required: ["id"],
-  properties: { id: { type: "string", format: "uuid" } },
+  properties: { id: uuidString },
 } as const;
 
 export const listQuery = {
@@ -72,6 +74,10 @@ export const listQuery = {
   properties: {
     status: { type: "string", enum: ["PENDING", "CONFIRMED", "CANCELLED"] },
     limit: { type: "string", pattern: "^[0-9]{1,3}$", description: "1-200, default 50" },
-    cursor: { type: "string", maxLength: 200 },
+    cursor: {
+      type: "string",
+      pattern: "^[A-Za-z0-9_-]{1,200}$",
+      description: "nextCursor of the previous page",
+    },
   },
 } as const;

@@ -6,7 +6,7 @@ import { openStack, type ServiceName, type Stack } from "@orderflow/infra";
 import type pg from "pg";
 import { adminPool, api, serviceBase, serviceReady } from "../../../test-setup/service-kit.ts";
 
-export { api, eventually, runId } from "../../../test-setup/service-kit.ts";
+export { adminHeaders, api, eventually, runId } from "../../../test-setup/service-kit.ts";
 
 export interface Saga {
   stack: Stack;

@@ -2,7 +2,16 @@
 import { amqpUrls, startApplication, stopApplication } from "@orderflow/infra";
 import amqp from "amqplib";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { api, eventually, openSaga, placeOrder, runId, type Saga, setStock } from "./helpers.ts";
+import {
+  adminHeaders,
+  api,
+  eventually,
+  openSaga,
+  placeOrder,
+  runId,
+  type Saga,
+  setStock,
+} from "./helpers.ts";
 
 let saga: Saga;
 beforeAll(async () => {
@@ -45,7 +54,13 @@ test("an order whose order.created was purged from the broker is repaired by rep
   expect((await api(saga.url.order, "GET", `/orders/${id}`)).body.status).toBe("PENDING");
 
   // Narrowed to this order: other runs (the fault lab's pitfalls) may have left many stuck orders.
-  const report = await api(saga.url.order, "POST", `/admin/reconcile?olderThanMs=0&orderId=${id}`);
+  const report = await api(
+    saga.url.order,
+    "POST",
+    `/admin/reconcile?olderThanMs=0&orderId=${id}`,
+    undefined,
+    adminHeaders(saga.stack),
+  );
   expect(report.status).toBe(200);
   expect(report.body.repairs).toEqual([{ orderId: id, kind: "republish:order.created" }]);
 
@@ -60,3 +75,80 @@ test("an order whose order.created was purged from the broker is repaired by rep
   const m = await fetch(`${saga.url.order}/metrics`).then((r) => r.text());
   expect(m).toMatch(/order_reconciliation_repairs_total\{[^}]*kind="republish:order.created"[^}]*\} [1-9]/);
 });
+
+test("an order whose order.confirmed the points service refuses for good is re-sent at most RECONCILE_MAX_REPAIRS (3) times, then reported once and left alone", async () => {
+  const run = runId();
+  const sku = `doomed-${run}`;
+  const customer = `doomed-${run}`;
+  // A permanent refusal for this customer only: PostgreSQL rejects the grant with a data error, so the
+  // points consumer parks order.confirmed as poison at once (a stand-in for any failure no retry fixes).
+  const fn = `refuse_${run.replaceAll("-", "_")}`;
+  await saga.db.points.query(
+    `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN IF NEW.customer_id = '${customer}' THEN RAISE EXCEPTION 'refused' USING ERRCODE = '22023'; END IF;
+     RETURN NEW; END $$`,
+  );
+  await saga.db.points.query(
+    `CREATE TRIGGER ${fn} BEFORE INSERT ON grants FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
+  );
+  try {
+    await setStock(saga, sku, 5);
+    const id = (await placeOrder(saga, customer, [{ sku, quantity: 1, unitPrice: 1_000 }])).body.id as string;
+    const parkedCopies = async () => {
+      const conn = await amqp.connect(amqpUrls(saga.stack)[0] as string);
+      try {
+        const ch = await conn.createChannel();
+        const seen: string[] = [];
+        for (;;) {
+          const m = await ch.get("points.order-events.parking", { noAck: false });
+          if (!m) break;
+          seen.push(JSON.parse(m.content.toString()).orderId);
+        }
+        await ch.close(); // every copy taken goes back to the parking lot unacked
+        return seen.filter((o) => o === id).length;
+      } finally {
+        await conn.close();
+      }
+    };
+    await eventually("order.confirmed parked by the points service", async () =>
+      (await parkedCopies()) >= 1 ? true : undefined,
+    );
+
+    const pass = () =>
+      api(
+        saga.url.order,
+        "POST",
+        `/admin/reconcile?olderThanMs=0&orderId=${id}`,
+        undefined,
+        adminHeaders(saga.stack),
+      );
+    for (let i = 1; i <= 3; i++) {
+      const r = await pass();
+      expect(r.body).toMatchObject({
+        repairs: [{ orderId: id, kind: "republish:order.confirmed" }],
+        gaveUp: [],
+      });
+      await eventually(`copy ${i + 1} parked`, async () =>
+        (await parkedCopies()) >= i + 1 ? true : undefined,
+      );
+    }
+    expect((await pass()).body).toMatchObject({ checked: 1, repairs: [], gaveUp: [id] });
+    expect((await pass()).body).toMatchObject({ checked: 0, repairs: [], gaveUp: [] });
+    expect(await parkedCopies()).toBe(4);
+    const m = await fetch(`${saga.url.order}/metrics`).then((r) => r.text());
+    expect(m).toMatch(/order_reconciliation_gave_up_total [1-9]/);
+  } finally {
+    await saga.db.points.query(`DROP TRIGGER IF EXISTS ${fn} ON grants`);
+    await saga.db.points.query(`DROP FUNCTION IF EXISTS ${fn}()`);
+    // Our copies leave the parking lot; everyone else's stay.
+    const conn = await amqp.connect(amqpUrls(saga.stack)[0] as string);
+    const ch = await conn.createChannel();
+    for (;;) {
+      const m = await ch.get("points.order-events.parking", { noAck: false });
+      if (!m) break;
+      if (JSON.parse(m.content.toString()).customerId === customer) ch.ack(m);
+    }
+    await ch.close();
+    await conn.close();
+  }
+}, 120_000);

@@ -1,6 +1,7 @@
 // The order saga end to end on the local stack: 300 orders over 20 SKUs, some beyond stock.
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
+  adminHeaders,
   api,
   eventually,
   finalOrders,
@@ -117,7 +118,7 @@ test("300 orders over 20 SKUs end CONFIRMED with points or CANCELLED, with stock
     expect(notDone).toBe(0);
   }
   // The order service's own invariant check (on demand here; it also runs on a schedule) agrees.
-  const report = await api(saga.url.order, "GET", "/admin/invariants");
+  const report = await api(saga.url.order, "GET", "/admin/invariants", undefined, adminHeaders(saga.stack));
   expect(report.status).toBe(200);
   expect(report.body).toMatchObject({ ok: expect.any(Boolean), settled: expect.any(Boolean) });
   const ours = (report.body.violations as { key: string }[]).filter((v) => v.key.startsWith(`e2e-${run}-`));

@@ -1,5 +1,5 @@
 // The points API: a customer's balance with its grants; grants per order for reconciliation.
-import { HttpProblem } from "@orderflow/http";
+import { HttpProblem, keyString } from "@orderflow/http";
 import { resendMessage } from "@orderflow/outbox";
 import type { ServiceRuntime } from "@orderflow/service-runtime";
 import type { FastifyInstance } from "fastify";
@@ -9,7 +9,7 @@ const idParam = (name: string) =>
   ({
     type: "object",
     required: [name],
-    properties: { [name]: { type: "string", minLength: 1, maxLength: 200 } },
+    properties: { [name]: keyString },
   }) as const;
 
 type GrantRow = {
@@ -38,7 +38,7 @@ export function registerPointsRoutes(
   app.get("/points", { schema: { summary: "Every customer's balance" } }, async () => ({
     items: (await db.account.findMany({ orderBy: { customerId: "asc" } })).map((a) => ({
       customerId: a.customerId,
-      balance: a.balance,
+      balance: Number(a.balance), // BIGINT; exact in JSON up to 2^53
     })),
   }));
 
@@ -51,7 +51,7 @@ export function registerPointsRoutes(
         db.account.findUnique({ where: { customerId } }),
         db.grant.findMany({ where: { customerId }, orderBy: { createdAt: "asc" } }),
       ]);
-      return { customerId, balance: account?.balance ?? 0, grants: grants.map(grantView) };
+      return { customerId, balance: Number(account?.balance ?? 0), grants: grants.map(grantView) };
     },
   );
 

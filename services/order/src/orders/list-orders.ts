@@ -6,12 +6,17 @@ import { type OrderView, toView, VIEW_INCLUDE } from "./view.ts";
 const encode = (createdAt: Date, id: string) =>
   Buffer.from(`${createdAt.toISOString()}|${id}`).toString("base64url");
 
+// A cursor is only ever one this service wrote: an ISO time and an order id. Anything else (a date
+// PostgreSQL cannot hold, an id that is not a UUID) is refused here rather than by the database.
+const CURSOR =
+  /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
 function decode(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
-  const createdAt = new Date(at ?? "");
-  if (!id || Number.isNaN(createdAt.getTime()))
-    throw new HttpProblem("VALIDATION_FAILED", "cursor is not valid");
-  return { createdAt, id };
+  const m = CURSOR.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  const createdAt = new Date(m?.[1] ?? "");
+  if (!m || Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== m[1])
+    throw new HttpProblem("VALIDATION_FAILED", "cursor is not one this service gave out");
+  return { createdAt, id: m[2] as string };
 }
 
 export async function listOrders(

@@ -1,6 +1,9 @@
 // Reconciliation (对账): orders stuck past a threshold are checked against inventory and points, and
 // the missing step is repaired by re-sending the ORIGINAL event (same message id, so consumers that
 // already applied it skip it) or by asking the peer to re-send its reply. Every repair is logged and counted.
+// An order repaired maxRepairs times without getting anywhere is given up on: reported once (a log line at
+// error level and a counter to alert on), never re-sent again, because a step that failed for good (its
+// message parked as poison) would only fill the parking lot with copies.
 import type { Logger } from "@orderflow/logging";
 import { resendMessage } from "@orderflow/outbox";
 import type { Db } from "../db.ts";
@@ -20,6 +23,7 @@ export interface RepairDeps {
   /** Wakes the relay after rows were put back to pending. */
   wake: () => void;
   onRepair: (kind: RepairKind) => void;
+  onGiveUp: (orderId: string) => void;
 }
 
 const republish = (db: Db, messageId: string | null) =>
@@ -32,20 +36,23 @@ interface StaleOrder {
   confirmedMessageId: string | null;
   cancelledMessageId: string | null;
   cancelAcks: string[];
+  reconcileRepairs: number;
 }
 
 export async function repairStaleOrders(
   deps: RepairDeps,
-  opts: { staleAfterMs: number; batchSize: number; orderId?: string | undefined },
+  opts: { staleAfterMs: number; batchSize: number; maxRepairs: number; orderId?: string | undefined },
 ) {
   const { db, peers, log } = deps;
   const before = new Date(Date.now() - opts.staleAfterMs);
   const stale = await db.$queryRawUnsafe<StaleOrder[]>(
     `SELECT id, status, created_message_id AS "createdMessageId", confirmed_message_id AS "confirmedMessageId",
-            cancelled_message_id AS "cancelledMessageId", cancel_acks AS "cancelAcks"
+            cancelled_message_id AS "cancelledMessageId", cancel_acks AS "cancelAcks",
+            reconcile_repairs AS "reconcileRepairs"
        FROM orders
       WHERE updated_at < $1
         AND ($3::uuid IS NULL OR id = $3::uuid)
+        AND reconcile_repairs <= $4
         AND (status = 'PENDING'
              OR (status = 'CONFIRMED' AND points_granted IS NULL)
              OR (status = 'CANCELLED' AND cardinality(cancel_acks) > 0))
@@ -54,7 +61,9 @@ export async function repairStaleOrders(
     before,
     opts.batchSize,
     opts.orderId ?? null,
+    opts.maxRepairs,
   );
+  const gaveUp: string[] = [];
   const repairs: { orderId: string; kind: RepairKind }[] = [];
   const repaired = (orderId: string, kind: RepairKind, fields: Record<string, unknown> = {}) => {
     repairs.push({ orderId, kind });
@@ -62,6 +71,14 @@ export async function repairStaleOrders(
     log.warn({ orderId, kind, ...fields }, "reconcile.repair");
   };
   for (const o of stale) {
+    if (o.reconcileRepairs >= opts.maxRepairs) {
+      gaveUp.push(o.id);
+      deps.onGiveUp(o.id);
+      log.error({ orderId: o.id, status: o.status, repairs: o.reconcileRepairs }, "reconcile.gave_up");
+      await db.order.update({ where: { id: o.id }, data: { reconcileRepairs: { increment: 1 } } });
+      continue;
+    }
+    const before = repairs.length;
     try {
       if (o.status === "PENDING") {
         const r = await peers.reservation(o.id);
@@ -96,11 +113,15 @@ export async function repairStaleOrders(
         }
       }
       // Touch the order so the next run waits a full threshold before looking at it again.
-      await db.order.update({ where: { id: o.id }, data: { updatedAt: new Date() } });
+      const repairedNow = repairs.length > before ? 1 : 0;
+      await db.order.update({
+        where: { id: o.id },
+        data: { updatedAt: new Date(), reconcileRepairs: { increment: repairedNow } },
+      });
     } catch (e) {
       log.error({ orderId: o.id, error: (e as Error).message }, "reconcile.failed");
     }
   }
   if (repairs.length > 0) deps.wake();
-  return { checked: stale.length, repairs };
+  return { checked: stale.length, repairs, gaveUp };
 }

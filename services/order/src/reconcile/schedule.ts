@@ -31,6 +31,11 @@ export function startReconciliation(deps: {
     labelNames: ["kind"],
     registers: [deps.metrics],
   });
+  const gaveUp = new Counter({
+    name: "order_reconciliation_gave_up_total",
+    help: "Orders reconciliation stopped repairing after RECONCILE_MAX_REPAIRS repairs (needs a person)",
+    registers: [deps.metrics],
+  });
   const violations = new Gauge({
     name: "order_invariant_violations",
     help: "Violations found by the last stock-and-points invariant check (settled systems only)",
@@ -44,6 +49,7 @@ export function startReconciliation(deps: {
         log: deps.log,
         wake: () => deps.runtime.relay.wake(),
         onRepair: (kind) => repairs.inc({ kind }),
+        onGiveUp: () => gaveUp.inc(),
       },
       { ...deps.env.reconcile, ...(staleAfterMs !== undefined ? { staleAfterMs } : {}), orderId },
     );

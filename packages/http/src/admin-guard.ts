@@ -1,0 +1,51 @@
+// /admin routes act on the whole system (a reconciliation pass, an invariant check across three
+// services): they need the bearer token from the stack's secrets, and each instance serves a bounded
+// number of them (in flight and per minute), so a burst cannot starve the saga of database time.
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import { HttpProblem } from "./problems.ts";
+
+export interface AdminGuardOptions {
+  /** Unset: every /admin request is refused (the routes exist, nobody may use them). */
+  token: string | undefined;
+  /** Default 2. */
+  maxInFlight?: number;
+  /** Default 60. */
+  perMinute?: number;
+}
+
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
+export function guardAdminRoutes(app: FastifyInstance, opts: AdminGuardOptions): void {
+  const expected = opts.token ? digest(`Bearer ${opts.token}`) : undefined;
+  const maxInFlight = opts.maxInFlight ?? 2;
+  const perMinute = opts.perMinute ?? 60;
+  let inFlight = 0;
+  let window = { startedAt: 0, count: 0 };
+  const guarded = new WeakSet<object>();
+
+  app.addHook("onRequest", async (req, reply) => {
+    if (!req.url.startsWith("/admin/")) return;
+    const given = req.headers.authorization;
+    if (!expected || typeof given !== "string" || !timingSafeEqual(digest(given), expected))
+      throw new HttpProblem(
+        "UNAUTHORIZED",
+        expected ? "Authorization: Bearer <admin token>" : "ADMIN_TOKEN is not set",
+      );
+    const now = Date.now();
+    if (now - window.startedAt >= 60_000) window = { startedAt: now, count: 0 };
+    if (inFlight >= maxInFlight || window.count >= perMinute) {
+      reply.header("retry-after", String(Math.max(1, Math.ceil((window.startedAt + 60_000 - now) / 1000))));
+      throw new HttpProblem(
+        "RATE_LIMITED",
+        `at most ${maxInFlight} admin requests at once, ${perMinute} a minute`,
+      );
+    }
+    window.count += 1;
+    inFlight += 1;
+    guarded.add(req);
+  });
+  app.addHook("onResponse", async (req) => {
+    if (guarded.delete(req)) inFlight -= 1;
+  });
+}
