@@ -99,7 +99,7 @@ test("300 orders over 20 SKUs end CONFIRMED with points or CANCELLED, with stock
     expect(o.points_granted).toBe(pointsFor(o.total));
   }
   const balances = await saga.db.points.query<{ customer_id: string; balance: number }>(
-    `SELECT customer_id, balance FROM accounts WHERE customer_id LIKE $1`,
+    `SELECT customer_id, balance::float8 AS balance FROM accounts WHERE customer_id LIKE $1`,
     [`e2e-${run}-%`],
   );
   expect(Object.fromEntries(balances.rows.map((b) => [b.customer_id, b.balance]))).toEqual(
