@@ -1,38 +1,22 @@
 import type { RunTransaction } from "@orderflow/db";
-import { amqpUrls, openStack } from "@orderflow/infra";
+import { amqpUrls } from "@orderflow/infra";
 import amqp from "amqplib";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Handlers } from "../src/index.ts";
-import { type AdminBroker, openAdminBroker, purgeAll } from "./helpers/broker.ts";
-import { startTestConsumer, type TestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
-import { createTestDatabase, recordEffect, type TestDatabase } from "./helpers/db.ts";
+import { startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
+import { recordEffect } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
+import { consumerSuite } from "./helpers/suite.ts";
 import { waitFor } from "./helpers/wait.ts";
 
-const s = openStack();
-let db: TestDatabase;
-let broker: AdminBroker;
-const running: TestConsumer[] = [];
-
-beforeAll(async () => {
-  db = await createTestDatabase(s, "duplicates");
-  broker = await openAdminBroker(s);
-});
-beforeEach(() => purgeAll(broker, WORK_QUEUE));
-afterEach(async () => {
-  for (const c of running.splice(0)) await c.stop();
-});
-afterAll(async () => {
-  await purgeAll(broker, WORK_QUEUE);
-  await broker.close();
-  await db.drop();
-});
+const suite = consumerSuite("duplicates");
+const { s, running } = suite;
 
 describe("idempotent consumption", () => {
   it("the same order.created delivered 5 times (duplicate publishes and redeliveries) has one effect", async () => {
     const order = buildOrderCreated();
-    const messageId = await broker.publishEvent("order.created", order);
-    for (let i = 0; i < 2; i++) await broker.publishEvent("order.created", order, { messageId });
+    const messageId = await suite.broker.publishEvent("order.created", order);
+    for (let i = 0; i < 2; i++) await suite.broker.publishEvent("order.created", order, { messageId });
     // Two copies taken and not acked by a consumer that then goes away: the broker redelivers them.
     const model = await amqp.connect(amqpUrls(s, "inventory")[0] as string);
     const raw = await model.createChannel();
@@ -42,14 +26,14 @@ describe("idempotent consumption", () => {
     await raw.close();
     await model.close();
 
-    const c = await startTestConsumer(s, db, { consumerName: "dup-5" });
+    const c = await startTestConsumer(s, suite.db, { consumerName: "dup-5" });
     running.push(c);
     await waitFor("three deliveries", () => c.outcomes.length >= 3);
     // Two more duplicate publishes after the effect committed (a relay that re-sent after a lost confirm).
-    for (let i = 0; i < 2; i++) await broker.publishEvent("order.created", order, { messageId });
+    for (let i = 0; i < 2; i++) await suite.broker.publishEvent("order.created", order, { messageId });
     await waitFor("five deliveries", () => c.outcomes.length >= 5);
 
-    const effects = (await db.effects()).filter((e) => e.message_id === messageId);
+    const effects = (await suite.db.effects()).filter((e) => e.message_id === messageId);
     expect(effects).toHaveLength(1);
     expect(c.outcomes.map((o) => o.kind).sort()).toEqual([
       "done",
@@ -58,7 +42,7 @@ describe("idempotent consumption", () => {
       "duplicate",
       "duplicate",
     ]);
-    const inbox = await db.pool.query(
+    const inbox = await suite.db.pool.query(
       "SELECT count(*)::int AS n FROM inbox WHERE consumer = $1 AND message_id = $2",
       ["dup-5", messageId],
     );
@@ -73,7 +57,7 @@ describe("idempotent consumption", () => {
     const racingTx =
       (instance: number): RunTransaction =>
       (fn) =>
-        db.transaction((tx) => {
+        suite.db.transaction((tx) => {
           started.add(instance);
           return fn(tx);
         });
@@ -87,16 +71,16 @@ describe("idempotent consumption", () => {
       },
     };
     const opts = { consumerName: name, handlers: slowHandlers, prefetch: 1 };
-    const a = await startTestConsumer(s, db, { ...opts, transaction: racingTx(1) });
+    const a = await startTestConsumer(s, suite.db, { ...opts, transaction: racingTx(1) });
     running.push(a);
-    const b = await startTestConsumer(s, db, { ...opts, transaction: racingTx(2) });
+    const b = await startTestConsumer(s, suite.db, { ...opts, transaction: racingTx(2) });
     running.push(b);
     const order = buildOrderCreated();
-    const messageId = await broker.publishEvent("order.created", order);
-    await broker.publishEvent("order.created", order, { messageId });
+    const messageId = await suite.broker.publishEvent("order.created", order);
+    await suite.broker.publishEvent("order.created", order, { messageId });
     await waitFor("two outcomes", () => a.outcomes.length + b.outcomes.length >= 2, { timeoutMs: 20_000 });
 
-    const effects = (await db.effects()).filter((e) => e.message_id === messageId);
+    const effects = (await suite.db.effects()).filter((e) => e.message_id === messageId);
     expect(effects).toHaveLength(1);
     const kinds = [...a.outcomes, ...b.outcomes].map((o) => o.kind).sort();
     expect(kinds).toEqual(["done", "duplicate"]);

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { amqpUrls, openStack } from "@orderflow/infra";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { amqpUrls } from "@orderflow/infra";
+import { describe, expect, it } from "vitest";
 import {
   createBrokerConnection,
   type Handlers,
@@ -10,31 +10,15 @@ import {
   parkingQueue,
   redrive,
 } from "../src/index.ts";
-import { type AdminBroker, openAdminBroker, purgeAll } from "./helpers/broker.ts";
-import { startTestConsumer, type TestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
-import { createTestDatabase, recordEffect, type TestDatabase } from "./helpers/db.ts";
+import { startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
+import { recordEffect } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
+import { consumerSuite } from "./helpers/suite.ts";
 import { waitFor } from "./helpers/wait.ts";
 
-const s = openStack();
-let db: TestDatabase;
-let broker: AdminBroker;
-const running: TestConsumer[] = [];
+const suite = consumerSuite("parking");
+const { s, running } = suite;
 const PARKING = parkingQueue(WORK_QUEUE);
-
-beforeAll(async () => {
-  db = await createTestDatabase(s, "parking");
-  broker = await openAdminBroker(s);
-});
-beforeEach(() => purgeAll(broker, WORK_QUEUE));
-afterEach(async () => {
-  for (const c of running.splice(0)) await c.stop();
-});
-afterAll(async () => {
-  await purgeAll(broker, WORK_QUEUE);
-  await broker.close();
-  await db.drop();
-});
 
 const headers = (extra: Record<string, unknown> = {}) => ({
   "x-schema-version": 1,
@@ -45,43 +29,43 @@ const headers = (extra: Record<string, unknown> = {}) => ({
 
 describe("parking lot", () => {
   it("parks malformed JSON, unknown type, future version, missing id, invalid payload and an unhandled type with the reason, then goes on", async () => {
-    const c = await startTestConsumer(s, db, { consumerName: "parking" });
+    const c = await startTestConsumer(s, suite.db, { consumerName: "parking" });
     running.push(c);
     const base = { contentType: "application/json", type: "order.created" };
-    await broker.publishRaw("order.created", "{not json", {
+    await suite.broker.publishRaw("order.created", "{not json", {
       ...base,
       messageId: "bad-json",
       headers: headers(),
     });
-    await broker.publishRaw("order.created", JSON.stringify(buildOrderCreated()), {
+    await suite.broker.publishRaw("order.created", JSON.stringify(buildOrderCreated()), {
       ...base,
       type: "order.teleported",
       messageId: "bad-type",
       headers: headers(),
     });
-    await broker.publishRaw("order.created", JSON.stringify(buildOrderCreated()), {
+    await suite.broker.publishRaw("order.created", JSON.stringify(buildOrderCreated()), {
       ...base,
       messageId: "bad-version",
       headers: headers({ "x-schema-version": 2 }),
     });
-    await broker.publishRaw("order.created", JSON.stringify(buildOrderCreated()), {
+    await suite.broker.publishRaw("order.created", JSON.stringify(buildOrderCreated()), {
       ...base,
       headers: headers(),
     });
-    await broker.publishRaw("order.created", JSON.stringify({ ...buildOrderCreated(), extra: true }), {
+    await suite.broker.publishRaw("order.created", JSON.stringify({ ...buildOrderCreated(), extra: true }), {
       ...base,
       messageId: "bad-payload",
       headers: headers(),
     });
     // A valid contract this consumer has no handler for.
-    await broker.publishRaw("order.created", JSON.stringify({ orderId: "o-9" }), {
+    await suite.broker.publishRaw("order.created", JSON.stringify({ orderId: "o-9" }), {
       ...base,
       type: "inventory.released",
       messageId: "no-handler",
       headers: headers(),
     });
     const good = buildOrderCreated();
-    const goodId = await broker.publishEvent("order.created", good);
+    const goodId = await suite.broker.publishEvent("order.created", good);
 
     await waitFor("seven outcomes", () => c.outcomes.length >= 7);
     // Deliveries settle concurrently (a parking waits for its confirm), so outcomes need not keep the
@@ -89,11 +73,11 @@ describe("parking lot", () => {
     expect(c.outcomes.filter((o) => o.kind === "done")).toEqual([
       expect.objectContaining({ kind: "done", messageId: goodId }),
     ]);
-    expect((await db.effects()).map((e) => e.message_id)).toEqual([goodId]);
+    expect((await suite.db.effects()).map((e) => e.message_id)).toEqual([goodId]);
 
     const parked = await waitFor("six parked messages", async () => {
-      const n = (await broker.ch.checkQueue(PARKING)).messageCount;
-      return n >= 6 ? broker.drain(PARKING) : undefined;
+      const n = (await suite.broker.ch.checkQueue(PARKING)).messageCount;
+      return n >= 6 ? suite.broker.drain(PARKING) : undefined;
     });
     const reasons = Object.fromEntries(
       parked.map((m) => [m.properties.messageId ?? "(none)", m.properties.headers?.[PARK_HEADERS.reason]]),
@@ -124,15 +108,15 @@ describe("parking lot", () => {
         await recordEffect(tx, "redrive", ev.envelope.messageId, ev.payload.orderId);
       },
     };
-    const c = await startTestConsumer(s, db, { consumerName: "redrive", handlers });
+    const c = await startTestConsumer(s, suite.db, { consumerName: "redrive", handlers });
     running.push(c);
-    const first = await broker.publishEvent("order.created", buildOrderCreated());
-    const second = await broker.publishEvent("order.created", buildOrderCreated());
+    const first = await suite.broker.publishEvent("order.created", buildOrderCreated());
+    const second = await suite.broker.publishEvent("order.created", buildOrderCreated());
     await waitFor("both parked", () => c.outcomes.filter((o) => o.kind === "parked").length === 2);
     expect(c.outcomes[0]).toMatchObject({ kind: "parked", reason: "poison" });
     await waitFor(
       "parking lot holds 2",
-      async () => (await broker.ch.checkQueue(PARKING)).messageCount === 2,
+      async () => (await suite.broker.ch.checkQueue(PARKING)).messageCount === 2,
     );
 
     broken = false;
@@ -143,7 +127,9 @@ describe("parking lot", () => {
     } finally {
       await admin.close();
     }
-    await waitFor("first applied", async () => (await db.effects()).some((e) => e.message_id === first));
+    await waitFor("first applied", async () =>
+      (await suite.db.effects()).some((e) => e.message_id === first),
+    );
 
     const { stdout } = await promisify(execFile)(
       "pnpm",
@@ -157,8 +143,10 @@ describe("parking lot", () => {
       moved: 1,
       messageIds: [second],
     });
-    await waitFor("second applied", async () => (await db.effects()).some((e) => e.message_id === second));
-    const effects = (await db.effects()).filter((e) => e.consumer === "redrive");
+    await waitFor("second applied", async () =>
+      (await suite.db.effects()).some((e) => e.message_id === second),
+    );
+    const effects = (await suite.db.effects()).filter((e) => e.consumer === "redrive");
     expect(effects.map((e) => e.message_id).sort()).toEqual([first, second].sort());
   });
 });

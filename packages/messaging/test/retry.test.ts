@@ -1,32 +1,15 @@
 import { pgTransaction, type RunTransaction } from "@orderflow/db";
-import { openStack } from "@orderflow/infra";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Handlers, PARK_HEADERS, parkingQueue, TransientError } from "../src/index.ts";
-import { type AdminBroker, openAdminBroker, purgeAll } from "./helpers/broker.ts";
-import { startTestConsumer, type TestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
-import { createTestDatabase, recordEffect, type TestDatabase } from "./helpers/db.ts";
+import { startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
+import { recordEffect } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
+import { consumerSuite } from "./helpers/suite.ts";
 import { waitFor } from "./helpers/wait.ts";
 
-const s = openStack();
-let db: TestDatabase;
-let broker: AdminBroker;
-const running: TestConsumer[] = [];
-
-beforeAll(async () => {
-  db = await createTestDatabase(s, "retry");
-  broker = await openAdminBroker(s);
-});
-beforeEach(() => purgeAll(broker, WORK_QUEUE));
-afterEach(async () => {
-  for (const c of running.splice(0)) await c.stop();
-});
-afterAll(async () => {
-  await purgeAll(broker, WORK_QUEUE);
-  await broker.close();
-  await db.drop();
-});
+const suite = consumerSuite("retry");
+const { s, running } = suite;
 
 interface Seen {
   at: number;
@@ -49,9 +32,9 @@ describe("retry tiers", () => {
         await recordEffect(tx, "retry", ev.envelope.messageId, ev.payload.orderId);
       },
     };
-    const c = await startTestConsumer(s, db, { consumerName: "retry", handlers });
+    const c = await startTestConsumer(s, suite.db, { consumerName: "retry", handlers });
     running.push(c);
-    const id = await broker.publishEvent("order.created", buildOrderCreated());
+    const id = await suite.broker.publishEvent("order.created", buildOrderCreated());
     await waitFor("applied", () => c.outcomes.some((o) => o.kind === "done"), { timeoutMs: 30_000 });
 
     expect(seen.map((x) => x.attempt)).toEqual([0, 1, 2]);
@@ -62,7 +45,7 @@ describe("retry tiers", () => {
     expect(c.outcomes[1]).toMatchObject({ tier: "5s", attempt: 2 });
     const hops = d.xDeath.map((x) => `${x.queue}:${x.reason}:${x.count}`).sort();
     expect(hops).toEqual([`${WORK_QUEUE}.retry.1s:expired:1`, `${WORK_QUEUE}.retry.5s:expired:1`]);
-    expect((await db.effects()).filter((e) => e.message_id === id)).toHaveLength(1);
+    expect((await suite.db.effects()).filter((e) => e.message_id === id)).toHaveLength(1);
     console.log(
       `retry timeline: ${seen.map((x) => `attempt ${x.attempt} at +${x.at - a.at} ms`).join(", ")}; x-death ${hops.join(", ")}`,
     );
@@ -74,13 +57,17 @@ describe("retry tiers", () => {
         throw new TransientError("still down");
       },
     };
-    const c = await startTestConsumer(s, db, { consumerName: "exhausted", handlers, retrySchedule: ["1s"] });
+    const c = await startTestConsumer(s, suite.db, {
+      consumerName: "exhausted",
+      handlers,
+      retrySchedule: ["1s"],
+    });
     running.push(c);
-    const id = await broker.publishEvent("order.created", buildOrderCreated());
+    const id = await suite.broker.publishEvent("order.created", buildOrderCreated());
     await waitFor("parked", () => c.outcomes.some((o) => o.kind === "parked"), { timeoutMs: 20_000 });
     expect(c.outcomes.map((o) => o.kind)).toEqual(["retried", "parked"]);
     const [parked] = await waitFor("in the parking lot", async () => {
-      const m = await broker.drain(parkingQueue(WORK_QUEUE));
+      const m = await suite.broker.drain(parkingQueue(WORK_QUEUE));
       return m.length > 0 ? m : undefined;
     });
     expect(parked?.properties.messageId).toBe(id);
@@ -95,20 +82,20 @@ describe("retry tiers", () => {
       connectionTimeoutMillis: 500,
     });
     let calls = 0;
-    const flaky: RunTransaction = (fn) => (++calls <= 3 ? pgTransaction(down, fn) : db.transaction(fn));
-    const c = await startTestConsumer(s, db, {
+    const flaky: RunTransaction = (fn) => (++calls <= 3 ? pgTransaction(down, fn) : suite.db.transaction(fn));
+    const c = await startTestConsumer(s, suite.db, {
       consumerName: "db-down",
       transaction: flaky,
       retrySchedule: ["1s"],
     });
     running.push(c);
-    const id = await broker.publishEvent("order.created", buildOrderCreated());
+    const id = await suite.broker.publishEvent("order.created", buildOrderCreated());
     await waitFor("applied", () => c.outcomes.some((o) => o.kind === "done"), { timeoutMs: 20_000 });
     await down.end();
     expect(c.outcomes.map((o) => o.kind)).toEqual(["retried", "retried", "retried", "done"]);
     expect(
       c.outcomes.slice(0, 3).every((o) => o.kind === "retried" && o.infrastructure && o.attempt === 0),
     ).toBe(true);
-    expect((await db.effects()).filter((e) => e.message_id === id)).toHaveLength(1);
+    expect((await suite.db.effects()).filter((e) => e.message_id === id)).toHaveLength(1);
   });
 });
