@@ -111,6 +111,30 @@ test("a service user republishes only into its own queue's retry tiers and parki
   expect(await publishAs("order", "", "points.order-events")).toMatch(/ACCESS_REFUSED/);
 });
 
+test("the consume matrix: each service user reads its own work queue and no other queue of the definitions", async () => {
+  const own: Record<string, string> = {
+    order: "order.saga-replies",
+    inventory: "inventory.order-events",
+    points: "points.order-events",
+  };
+  let cases = 0;
+  for (const svc of SERVICE_NAMES) {
+    const conn = await asService(svc);
+    for (const q of readDefinitions().queues.map((x) => x.name)) {
+      // A consumer that is cancelled at once: nothing it might have been sent stays with it.
+      const verdict = await attempt(conn, async (ch) => {
+        const { consumerTag } = await ch.consume(q, () => {});
+        await ch.cancel(consumerTag);
+      });
+      expect(verdict === "allowed" ? "allowed" : verdict, `${svc} consuming ${q}`).toMatch(
+        q === own[svc] ? /^allowed$/ : /ACCESS_REFUSED/,
+      );
+      cases += 1;
+    }
+  }
+  console.log(`broker consume matrix: ${cases} cases (service user x queue)`);
+});
+
 test("the definitions file's write rules agree with the contracts: every event type matches its owner's rule and no other", () => {
   const rules = readDefinitions().topic_permissions.filter((t) => t.exchange === "orderflow.events");
   for (const svc of SERVICE_NAMES) {

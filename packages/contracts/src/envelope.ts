@@ -10,6 +10,10 @@ export const HEADERS = {
 
 export const CONTENT_TYPE = "application/json";
 
+/** An id as this system makes them (message ids, order ids): a 36-character UUID, either case. */
+export const isUuid = (v: unknown): v is string =>
+  typeof v === "string" && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
+
 /** W3C trace context (version-traceid-parentid-flags). Anything else is dropped where it enters. */
 export const isTraceparent = (v: unknown): v is string =>
   typeof v === "string" && /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(v);

@@ -1,4 +1,4 @@
-export { amqpProperties, CONTENT_TYPE, type Envelope, HEADERS, isTraceparent } from "./envelope.ts";
+export { amqpProperties, CONTENT_TYPE, type Envelope, HEADERS, isTraceparent, isUuid } from "./envelope.ts";
 export * from "./events.ts";
 export {
   contracts,

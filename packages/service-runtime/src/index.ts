@@ -1,4 +1,11 @@
 export { checkBroker, checkDatabase } from "./dependencies.ts";
+export {
+  type EffectRow,
+  type EffectsPage,
+  type EffectsPageQuery,
+  effectsPageQuery,
+  readEffectsPage,
+} from "./effects-page.ts";
 export { type CommonEnv, type RawEnv, readCommonEnv } from "./env-parse.ts";
 export { migrateService, serviceMigrationDirs } from "./migrations.ts";
 export type { Enqueue, ServiceParts, Step, StepContext, Subscriptions } from "./parts.ts";

@@ -1,7 +1,12 @@
 // The inventory API: stock per SKU (PUT is the admin/seed operation), reservations per order.
 import { HttpProblem, keyString } from "@orderflow/http";
 import { resendMessage } from "@orderflow/outbox";
-import type { ServiceRuntime } from "@orderflow/service-runtime";
+import {
+  type EffectsPageQuery,
+  effectsPageQuery,
+  readEffectsPage,
+  type ServiceRuntime,
+} from "@orderflow/service-runtime";
 import type { FastifyInstance } from "fastify";
 import type { Db, Tx } from "./db.ts";
 
@@ -68,6 +73,17 @@ export function registerInventoryRoutes(
         await db.stock.upsert({ where: { sku }, create: { sku, available }, update: { available } }),
       );
     },
+  );
+
+  app.get(
+    "/reservations",
+    {
+      schema: {
+        summary: "Reservations by status, oldest first (reconciliation looks for ones without an order)",
+        querystring: effectsPageQuery(["RESERVED", "REJECTED", "RELEASED"]),
+      },
+    },
+    async (req) => readEffectsPage(db, "reservations", "NULL", req.query as EffectsPageQuery),
   );
 
   app.get(

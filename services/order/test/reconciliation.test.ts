@@ -1,4 +1,6 @@
 // Reconciliation (对账) repairs an order whose order.created was lost in the broker (purged queue).
+import { randomUUID } from "node:crypto";
+import { amqpProperties } from "@orderflow/contracts";
 import { amqpUrls, startApplication, stopApplication } from "@orderflow/infra";
 import amqp from "amqplib";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -151,4 +153,83 @@ test("an order whose order.confirmed the points service refuses for good is re-s
     await ch.close();
     await conn.close();
   }
+}, 120_000);
+
+test("a reservation and a grant for an order that does not exist are found, reported and given back by an order.cancelled", async () => {
+  const run = runId();
+  const sku = `orphan-${run}`;
+  const customerId = `orphan-${run}`;
+  const orderId = randomUUID(); // never placed: as if forged by a publisher the broker let through
+  await setStock(saga, sku, 5);
+  const conn = await amqp.connect(amqpUrls(saga.stack)[0] as string);
+  try {
+    const ch = await conn.createConfirmChannel();
+    const forge = (type: "order.created" | "order.confirmed", payload: object) =>
+      new Promise<void>((resolve, reject) => {
+        const id = randomUUID();
+        const props = amqpProperties({
+          messageId: id,
+          type,
+          schemaVersion: 1,
+          correlationId: id,
+          causationId: id,
+        });
+        ch.publish("orderflow.events", type, Buffer.from(JSON.stringify(payload)), props, (e) =>
+          e ? reject(e) : resolve(),
+        );
+      });
+    await forge("order.created", {
+      orderId,
+      customerId,
+      lines: [{ sku, quantity: 2, unitPrice: 500 }],
+      total: 1_000,
+      createdAt: new Date().toISOString(),
+    });
+    await forge("order.confirmed", { orderId, customerId, total: 1_000 });
+  } finally {
+    await conn.close();
+  }
+  const stock = () => api(saga.url.inventory, "GET", `/stock/${sku}`).then((r) => r.body);
+  const balance = () => api(saga.url.points, "GET", `/points/${customerId}`).then((r) => r.body.balance);
+  await eventually("the forged effects applied", async () =>
+    (await stock()).reserved === 2 && (await balance()) === 10 ? true : undefined,
+  );
+
+  // Full passes (not narrowed to an order) scan each peer's effects from where the last pass stopped.
+  const found: { orderId: string; source: string }[] = [];
+  const reversed: string[] = [];
+  for (let pass = 0; pass < 30 && reversed.filter((id) => id === orderId).length === 0; pass++) {
+    const r = await api(
+      saga.url.order,
+      "POST",
+      "/admin/reconcile?olderThanMs=0",
+      undefined,
+      adminHeaders(saga.stack),
+    );
+    expect(r.status).toBe(200);
+    found.push(...r.body.orphans.found);
+    reversed.push(...r.body.orphans.reversed);
+  }
+  expect(
+    found
+      .filter((f) => f.orderId === orderId)
+      .map((f) => f.source)
+      .sort(),
+  ).toEqual(["inventory", "points"]);
+  expect(reversed).toContain(orderId);
+  await eventually("stock and points given back", async () =>
+    (await stock()).reserved === 0 && (await stock()).available === 5 && (await balance()) === 0
+      ? true
+      : undefined,
+  );
+  const row = await eventually("the reversal's order.cancelled done", async () => {
+    const r = await saga.db.order.query<{ status: number }>(
+      `SELECT status FROM outbox WHERE aggregate_id = $1 AND event_type = 'order.cancelled'`,
+      [orderId],
+    );
+    return r.rows[0]?.status === 2 ? r.rows[0] : undefined;
+  });
+  expect(row.status).toBe(2);
+  const m = await fetch(`${saga.url.order}/metrics`).then((r) => r.text());
+  expect(m).toMatch(/order_reconciliation_orphans_total\{[^}]*source="inventory"[^}]*\} [1-9]/);
 }, 120_000);

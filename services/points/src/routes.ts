@@ -1,7 +1,12 @@
 // The points API: a customer's balance with its grants; grants per order for reconciliation.
 import { HttpProblem, keyString } from "@orderflow/http";
 import { resendMessage } from "@orderflow/outbox";
-import type { ServiceRuntime } from "@orderflow/service-runtime";
+import {
+  type EffectsPageQuery,
+  effectsPageQuery,
+  readEffectsPage,
+  type ServiceRuntime,
+} from "@orderflow/service-runtime";
 import type { FastifyInstance } from "fastify";
 import type { Db, Tx } from "./db.ts";
 
@@ -53,6 +58,17 @@ export function registerPointsRoutes(
       ]);
       return { customerId, balance: Number(account?.balance ?? 0), grants: grants.map(grantView) };
     },
+  );
+
+  app.get(
+    "/grants",
+    {
+      schema: {
+        summary: "Grants by status, oldest first (reconciliation looks for ones without an order)",
+        querystring: effectsPageQuery(["GRANTED", "REVERSED"]),
+      },
+    },
+    async (req) => readEffectsPage(db, "grants", "customer_id", req.query as EffectsPageQuery),
   );
 
   app.get(

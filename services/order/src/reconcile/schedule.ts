@@ -7,17 +7,23 @@ import type { OrderEnv } from "../env.ts";
 import { checkInvariants, type InvariantReport } from "./invariants.ts";
 import { httpPeers, type Peers } from "./peers.ts";
 import { repairStaleOrders } from "./repair-stale-orders.ts";
+import { type OrphanReport, reverseOrphans } from "./reverse-orphans.ts";
+
+type PassResult = Awaited<ReturnType<typeof repairStaleOrders>> & { orphans?: OrphanReport };
 
 export interface Reconciliation {
-  /** One pass; `staleAfterMs` overrides the configured threshold, `orderId` narrows it to one order. */
-  runOnce(staleAfterMs?: number, orderId?: string): ReturnType<typeof repairStaleOrders>;
+  /**
+   * One pass; `staleAfterMs` overrides the configured threshold, `orderId` narrows it to one order (and
+   * leaves out the scan for effects without an order).
+   */
+  runOnce(staleAfterMs?: number, orderId?: string): Promise<PassResult>;
   invariants(): Promise<InvariantReport>;
   stop(): void;
 }
 
 export function startReconciliation(deps: {
   db: Db;
-  runtime: Pick<ServiceRuntime<Tx>, "relay">;
+  runtime: Pick<ServiceRuntime<Tx>, "relay" | "inTransaction">;
   env: Pick<OrderEnv, "reconcile" | "inventoryUrl" | "pointsUrl">;
   log: Logger;
   metrics: Registry;
@@ -26,7 +32,7 @@ export function startReconciliation(deps: {
 }): Reconciliation {
   const peers = deps.peers ?? httpPeers(deps.env.inventoryUrl, deps.env.pointsUrl);
   const repairs = new Counter({
-    name: "order_reconciliation_repairs_total",
+    name: "order_reconciliation_repairStaletotal",
     help: "Orders repaired by reconciliation, by kind of repair",
     labelNames: ["kind"],
     registers: [deps.metrics],
@@ -36,12 +42,18 @@ export function startReconciliation(deps: {
     help: "Orders reconciliation stopped repairing after RECONCILE_MAX_REPAIRS repairs (needs a person)",
     registers: [deps.metrics],
   });
+  const orphans = new Counter({
+    name: "order_reconciliation_orphans_total",
+    help: "Effects in inventory or points found with no order here (forged or escaped events), by peer",
+    labelNames: ["source"],
+    registers: [deps.metrics],
+  });
   const violations = new Gauge({
     name: "order_invariant_violations",
     help: "Violations found by the last stock-and-points invariant check (settled systems only)",
     registers: [deps.metrics],
   });
-  const runOnce = (staleAfterMs?: number, orderId?: string) =>
+  const repairStale = (staleAfterMs?: number, orderId?: string) =>
     repairStaleOrders(
       {
         db: deps.db,
@@ -53,6 +65,23 @@ export function startReconciliation(deps: {
       },
       { ...deps.env.reconcile, ...(staleAfterMs !== undefined ? { staleAfterMs } : {}), orderId },
     );
+  const runOnce = async (staleAfterMs?: number, orderId?: string): Promise<PassResult> => {
+    const result = await repairStale(staleAfterMs, orderId);
+    if (orderId !== undefined) return result;
+    const c = deps.env.reconcile;
+    const orphanReport = await reverseOrphans(
+      {
+        db: deps.db,
+        peers,
+        log: deps.log,
+        runtime: deps.runtime,
+        onOrphan: (source) => orphans.inc({ source }),
+        onGiveUp: () => gaveUp.inc(),
+      },
+      { staleAfterMs: staleAfterMs ?? c.staleAfterMs, batchSize: c.batchSize, maxRepairs: c.maxRepairs },
+    );
+    return { ...result, orphans: orphanReport };
+  };
   const invariants = async () => {
     const report = await checkInvariants(deps.db, peers);
     if (report.settled) violations.set(report.violations.length);

@@ -1,0 +1,3 @@
+-- Reconciliation pages through grants by status in creation order, looking for ones whose order
+-- does not exist: this index serves that keyset scan.
+CREATE INDEX "grants_status_created_at_order_id_idx" ON "grants"("status", "created_at", "order_id");
