@@ -133,7 +133,8 @@ function printSummary(s: Awaited<ReturnType<typeof stackStatus>>): void {
     )
       .map((d) => d.name)
       .join(", ")}`,
-    `redis      ${s.redis.healthy ? "up  " : "DOWN"} ${s.redis.url}  pid ${s.redis.pid ?? "-"}`,
+    // The summary shows no secret (the URL carries Redis' password): --json has the full details.
+    `redis      ${s.redis.healthy ? "up  " : "DOWN"} 127.0.0.1:${s.redis.port}  pid ${s.redis.pid ?? "-"}`,
     ...s.rabbitmq.nodes.map(
       (n) =>
         `${n.name.padEnd(18)} ${n.running ? "up  " : "DOWN"} amqp :${n.amqpPort}  management :${n.managementPort}  pid ${n.pid ?? "-"}`,

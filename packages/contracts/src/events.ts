@@ -4,9 +4,20 @@ import { z } from "zod";
 
 // Every string travels into PostgreSQL text and jsonb columns and into log lines: no control character
 // (NUL above all), no lone surrogate, and a bound on every free-text field.
+// Lengths count characters (code points), as the HTTP schemas do: an emoji is one, not two UTF-16 units,
+// so whatever the API accepted fits its event. "." and ".." are refused as ids: as a URL path segment
+// they mean something else, and ids travel in URLs (reconciliation looks effects up by order id).
 const storable = /^[^\p{Cc}\p{Cs}]*$/u;
-const id = z.string().min(1).max(200).regex(storable, "control characters or lone surrogates");
-const reason = z.string().min(1).max(500).regex(storable, "control characters or lone surrogates");
+const text = (max: number) =>
+  z
+    .string()
+    .regex(storable, "control characters or lone surrogates")
+    .refine((s) => {
+      const n = [...s].length;
+      return n >= 1 && n <= max;
+    }, `1-${max} characters`);
+const id = text(200).refine((s) => s !== "." && s !== "..", "not a path segment");
+const reason = text(500);
 // Bounds the order API enforces as well: a total fits PostgreSQL's integer, so its points always do.
 const cents = z.number().int().min(0).max(2_147_483_647);
 const timestamp = z.iso.datetime({ offset: true });

@@ -83,4 +83,19 @@ describe("event contracts", () => {
     });
     expect(p.headers.traceparent).toMatch(/^00-/);
   });
+
+  it("counts ids in characters as the HTTP schemas do, and refuses what cannot travel in a URL path", () => {
+    const created = (customerId: string) =>
+      validateEvent("order.created", 1, {
+        orderId: "o-1",
+        customerId,
+        lines: [{ sku: "s", quantity: 1, unitPrice: 1 }],
+        total: 1,
+        createdAt: new Date().toISOString(),
+      }).ok;
+    expect(created("😀".repeat(200))).toBe(true); // 400 UTF-16 units, 200 characters
+    expect(created("😀".repeat(201))).toBe(false);
+    for (const bad of [".", "..", "a\u0000b", "a\ud800b", ""])
+      expect(created(bad), JSON.stringify(bad)).toBe(false);
+  });
 });

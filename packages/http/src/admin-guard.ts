@@ -22,10 +22,10 @@ export function guardAdminRoutes(app: FastifyInstance, opts: AdminGuardOptions):
   const perMinute = opts.perMinute ?? 60;
   let inFlight = 0;
   let window = { startedAt: 0, count: 0 };
-  const guarded = new WeakSet<object>();
 
   app.addHook("onRequest", async (req, reply) => {
-    if (!req.url.startsWith("/admin/")) return;
+    // The route it matched, not the raw URL: the router decodes "/%61dmin/..." to an admin route.
+    if (!req.routeOptions.url?.startsWith("/admin/")) return;
     const given = req.headers.authorization;
     if (!expected || typeof given !== "string" || !timingSafeEqual(digest(given), expected))
       throw new HttpProblem(
@@ -43,9 +43,9 @@ export function guardAdminRoutes(app: FastifyInstance, opts: AdminGuardOptions):
     }
     window.count += 1;
     inFlight += 1;
-    guarded.add(req);
-  });
-  app.addHook("onResponse", async (req) => {
-    if (guarded.delete(req)) inFlight -= 1;
+    // "close" comes for every request, also one whose client hung up before the answer.
+    reply.raw.once("close", () => {
+      inFlight -= 1;
+    });
   });
 }

@@ -5,8 +5,9 @@
 export const MAX_KEY_LENGTH = 200;
 
 // What PostgreSQL text can hold and a log line can show: no control character (NUL above all) and no
-// lone surrogate. The schemas compile with the `u` flag, so \p{...} classes and surrogates work.
-const STORABLE = "^[^\\p{Cc}\\p{Cs}]+$";
+// lone surrogate; and not "." or "..", which as a URL path segment mean something else. The schemas
+// compile with the `u` flag, so \p{...} classes and surrogates work. The event contracts say the same.
+const STORABLE = "^(?!\\.{1,2}$)[^\\p{Cc}\\p{Cs}]+$";
 
 /** A key chosen by the client: 1-200 characters PostgreSQL can store. */
 export const keyString = {

@@ -100,7 +100,9 @@ describe("requests the routes never see", () => {
     ["a control character", "a\u0007b", "a%07b", "VALIDATION_FAILED"],
     // A lone surrogate has no UTF-8 form: in a URL it can only come as its invalid 3-byte encoding.
     ["a lone surrogate", "a\ud800b", "a%ED%A0%80b", "MALFORMED_URL"],
-  ])("a key with %s is a 400 problem in a body and in a path", async (_what, key, rawPath, pathCode) => {
+    // "." and ".." name no key: in a URL they are path navigation, so the router never sees them as one.
+    ["a dot segment", "..", "..", "NOT_FOUND"],
+  ])("a key with %s is a 4xx problem in a body and in a path", async (_what, key, rawPath, pathCode) => {
     const app = await build();
     const body = JSON.stringify({ key });
     const headers = { "content-type": "application/json" };
@@ -109,7 +111,8 @@ describe("requests the routes never see", () => {
       400,
       "VALIDATION_FAILED",
     );
-    expectProblem(await app.inject({ method: "GET", url: `/keys/${rawPath}` }), 400, pathCode);
+    const inPath = await app.inject({ method: "GET", url: `/keys/${rawPath}` });
+    expectProblem(inPath, pathCode === "NOT_FOUND" ? 404 : 400, pathCode);
   });
 
   test.each([

@@ -69,15 +69,15 @@ async function applyOnce<Tx extends SqlTx>(
   }
 }
 
-/** The inbox row behind a cache hit; undefined when there is none or the database cannot say (then the claim decides). */
+/** The inbox row behind a cache hit, "absent", or "unknown" when the database cannot say (then the claim decides). */
 async function confirmedByInbox<Tx extends SqlTx>(
   deps: DeliveryDeps<Tx>,
   key: string,
-): Promise<{ contentHash: string | null } | undefined> {
+): Promise<{ contentHash: string | null } | "absent" | "unknown"> {
   try {
-    return await deps.transaction((tx) => deps.inbox.recorded(tx, deps.consumerName, key));
+    return (await deps.transaction((tx) => deps.inbox.recorded(tx, deps.consumerName, key))) ?? "absent";
   } catch {
-    return undefined;
+    return "unknown";
   }
 }
 
@@ -146,14 +146,16 @@ async function decide<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, d: Delivery): Pr
   if (deps.dedupCache && (await deps.dedupCache.isKnown(deps.consumerName, key))) {
     // Redis only hints; the inbox decides whether a message may be dropped as applied.
     const prior = await confirmedByInbox(deps, key);
-    if (prior) {
+    if (typeof prior === "object") {
       const kind =
         duplicateKind(d, ev, prior.contentHash) === "duplicate" ? "duplicate-cache" : "duplicate-conflict";
       report({ kind, messageId: id, type: ev.type });
       return settle.ack(d);
     }
-    d.log.warn({ key }, "consumer.dedup_cache_hit_not_in_inbox");
-    report({ kind: "cache-unconfirmed", messageId: id, type: ev.type });
+    if (prior === "absent") {
+      d.log.warn({ key }, "consumer.dedup_cache_hit_not_in_inbox");
+      report({ kind: "cache-unconfirmed", messageId: id, type: ev.type });
+    }
   }
   const applied = await applyOnce(deps, ev, key, handler);
   if (!applied.ok) return onFailure(deps, d, ev, applied);

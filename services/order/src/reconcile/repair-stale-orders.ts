@@ -1,7 +1,7 @@
 // Reconciliation (对账): orders stuck past a threshold are checked against inventory and points, and
 // the missing step is repaired by re-sending the ORIGINAL event (same message id, so consumers that
 // already applied it skip it) or by asking the peer to re-send its reply. Every repair is logged and counted.
-// An order repaired maxRepairs times without getting anywhere is given up on: reported once (a log line at
+// An order repaired maxRepairs times in the same status without getting anywhere is given up on: reported once (a log line at
 // error level and a counter to alert on), never re-sent again, because a step that failed for good (its
 // message parked as poison) would only fill the parking lot with copies.
 import type { Logger } from "@orderflow/logging";
@@ -48,11 +48,11 @@ export async function repairStaleOrders(
   const stale = await db.$queryRawUnsafe<StaleOrder[]>(
     `SELECT id, status, created_message_id AS "createdMessageId", confirmed_message_id AS "confirmedMessageId",
             cancelled_message_id AS "cancelledMessageId", cancel_acks AS "cancelAcks",
-            reconcile_repairs AS "reconcileRepairs"
+            CASE WHEN reconcile_repairs_status = status THEN reconcile_repairs ELSE 0 END AS "reconcileRepairs"
        FROM orders
       WHERE updated_at < $1
         AND ($3::uuid IS NULL OR id = $3::uuid)
-        AND reconcile_repairs <= $4
+        AND (reconcile_repairs_status IS DISTINCT FROM status OR reconcile_repairs <= $4)
         AND (status = 'PENDING'
              OR (status = 'CONFIRMED' AND points_granted IS NULL)
              OR (status = 'CANCELLED' AND cardinality(cancel_acks) > 0))
@@ -75,7 +75,10 @@ export async function repairStaleOrders(
       gaveUp.push(o.id);
       deps.onGiveUp(o.id);
       log.error({ orderId: o.id, status: o.status, repairs: o.reconcileRepairs }, "reconcile.gave_up");
-      await db.order.update({ where: { id: o.id }, data: { reconcileRepairs: { increment: 1 } } });
+      await db.order.update({
+        where: { id: o.id },
+        data: { reconcileRepairs: o.reconcileRepairs + 1, reconcileRepairsStatus: o.status },
+      });
       continue;
     }
     const before = repairs.length;
@@ -116,7 +119,11 @@ export async function repairStaleOrders(
       const repairedNow = repairs.length > before ? 1 : 0;
       await db.order.update({
         where: { id: o.id },
-        data: { updatedAt: new Date(), reconcileRepairs: { increment: repairedNow } },
+        data: {
+          updatedAt: new Date(),
+          reconcileRepairs: o.reconcileRepairs + repairedNow,
+          reconcileRepairsStatus: o.status,
+        },
       });
     } catch (e) {
       log.error({ orderId: o.id, error: (e as Error).message }, "reconcile.failed");

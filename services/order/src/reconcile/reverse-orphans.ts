@@ -30,6 +30,7 @@ export interface OrphanReport {
 }
 
 const SOURCES: EffectSource[] = ["inventory", "points"];
+const MAX_PAGES = 10;
 export const ORPHAN_REASON = "reconciliation: no such order (orphaned effect)";
 
 /** Scans one page of a peer's effects past its cursor; records (and returns) those with no order. */
@@ -59,13 +60,16 @@ async function scanSource(deps: OrphanDeps, source: EffectSource, before: string
     const at = { afterAt: new Date(last.createdAt), afterId: last.orderId };
     await db.reconcileCursor.upsert({ where: { name: source }, create: { name: source, ...at }, update: at });
   }
-  return orphans.map((o) => ({ orderId: o.orderId, source }));
+  return { orphans: orphans.map((o) => ({ orderId: o.orderId, source })), more: page.next !== null };
 }
 
 /** Publishes the order.cancelled that makes both peers give back what they hold for this order id. */
 async function reverse(deps: OrphanDeps, orderId: string, customerId: string | null, wasConfirmed: boolean) {
   await deps.runtime.inTransaction(async (tx, enqueue) => {
-    await tx.orphanedEffect.update({ where: { orderId }, data: { repairs: { increment: 1 } } });
+    await tx.orphanedEffect.update({
+      where: { orderId },
+      data: { repairs: { increment: 1 }, lastRepairAt: new Date() },
+    });
     const messageId = randomUUID();
     await enqueue({
       eventType: "order.cancelled",
@@ -86,45 +90,62 @@ export async function reverseOrphans(
   const report: OrphanReport = { found: [], reversed: [], gaveUp: [], errors: [] };
   const before = new Date(Date.now() - opts.staleAfterMs).toISOString();
   for (const source of SOURCES) {
-    // A peer that cannot answer now is scanned on a later pass, from the same cursor.
+    // Up to MAX_PAGES pages a pass, so the scan keeps up with a busy peer; a peer that cannot answer now
+    // is scanned on a later pass, from the same cursor.
     try {
-      report.found.push(...(await scanSource(deps, source, before, opts.batchSize)));
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const { orphans, more } = await scanSource(deps, source, before, opts.batchSize);
+        report.found.push(...orphans);
+        if (!more) break;
+      }
     } catch (e) {
       report.errors.push(`${source}: ${(e as Error).message}`);
       deps.log.warn({ source, error: (e as Error).message }, "reconcile.orphan_scan_failed");
     }
   }
+  // Open orphans whose last reversal (if any) had the staleness threshold to land.
   const open = await deps.db.orphanedEffect.findMany({
-    where: { resolvedAt: null, repairs: { lte: opts.maxRepairs } },
+    where: {
+      resolvedAt: null,
+      repairs: { lte: opts.maxRepairs },
+      OR: [{ lastRepairAt: null }, { lastRepairAt: { lt: new Date(Date.now() - opts.staleAfterMs) } }],
+    },
     orderBy: { foundAt: "asc" },
     take: opts.batchSize,
   });
   for (const o of open) {
-    const held = await Promise.all([deps.peers.reservation(o.orderId), deps.peers.grant(o.orderId)]).catch(
-      (e: Error) => void report.errors.push(`${o.orderId}: ${e.message}`),
-    );
-    if (!held) continue;
-    const [r, g] = held;
-    if (r?.status !== "RESERVED" && g?.status !== "GRANTED") {
-      await deps.db.orphanedEffect.update({
-        where: { orderId: o.orderId },
-        data: { resolvedAt: new Date() },
-      });
-      continue;
+    try {
+      await settleOrphan(deps, o, opts.maxRepairs, report);
+    } catch (e) {
+      report.errors.push(`${o.orderId}: ${(e as Error).message}`);
     }
-    if (o.repairs >= opts.maxRepairs) {
-      report.gaveUp.push(o.orderId);
-      deps.onGiveUp();
-      deps.log.error({ orderId: o.orderId, repairs: o.repairs }, "reconcile.orphan_gave_up");
-      await deps.db.orphanedEffect.update({
-        where: { orderId: o.orderId },
-        data: { repairs: { increment: 1 } },
-      });
-      continue;
-    }
-    await reverse(deps, o.orderId, o.customerId, g?.status === "GRANTED");
-    report.reversed.push(o.orderId);
   }
   if (report.reversed.length > 0) deps.runtime.relay.wake();
   return report;
+}
+
+/** One open orphan: resolved if nothing is held any more, reversed again, or given up on past the bound. */
+async function settleOrphan(
+  deps: OrphanDeps,
+  o: { orderId: string; customerId: string | null; repairs: number },
+  maxRepairs: number,
+  report: OrphanReport,
+): Promise<void> {
+  const [r, g] = await Promise.all([deps.peers.reservation(o.orderId), deps.peers.grant(o.orderId)]);
+  if (r?.status !== "RESERVED" && g?.status !== "GRANTED") {
+    await deps.db.orphanedEffect.update({ where: { orderId: o.orderId }, data: { resolvedAt: new Date() } });
+    return;
+  }
+  if (o.repairs >= maxRepairs) {
+    report.gaveUp.push(o.orderId);
+    deps.onGiveUp();
+    deps.log.error({ orderId: o.orderId, repairs: o.repairs }, "reconcile.orphan_gave_up");
+    await deps.db.orphanedEffect.update({
+      where: { orderId: o.orderId },
+      data: { repairs: { increment: 1 } },
+    });
+    return;
+  }
+  await reverse(deps, o.orderId, o.customerId, g?.status === "GRANTED");
+  report.reversed.push(o.orderId);
 }

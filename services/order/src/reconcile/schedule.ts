@@ -32,7 +32,7 @@ export function startReconciliation(deps: {
 }): Reconciliation {
   const peers = deps.peers ?? httpPeers(deps.env.inventoryUrl, deps.env.pointsUrl);
   const repairs = new Counter({
-    name: "order_reconciliation_repairStaletotal",
+    name: "order_reconciliation_repairs_total",
     help: "Orders repaired by reconciliation, by kind of repair",
     labelNames: ["kind"],
     registers: [deps.metrics],

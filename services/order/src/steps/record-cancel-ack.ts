@@ -12,8 +12,9 @@ type AckEvent = Parameters<Step<CancelAck, Tx>>[0];
 async function recordCancelAck(tx: Tx, type: CancelAck, event: AckEvent, detail: object): Promise<void> {
   const { orderId } = event.payload;
   // No such order: the acknowledgement of a reversal of an orphaned effect (reconcile/reverse-orphans.ts).
-  // Nothing to record; its order.cancelled is done.
-  if (!(await lockOrder(tx, orderId))) return void (await markDone(tx, event.envelope.causationId));
+  // Nothing to record; its order.cancelled is done, but only a row about this very order id (a forged
+  // acknowledgement naming a real cancellation as its cause closes nothing).
+  if (!(await lockOrder(tx, orderId))) return void (await markDone(tx, event.envelope.causationId, orderId));
   const order = await tx.order.findUniqueOrThrow({ where: { id: orderId } });
   const remaining = order.cancelAcks.filter((a) => a !== type);
   await tx.order.update({ where: { id: orderId }, data: { cancelAcks: remaining } });

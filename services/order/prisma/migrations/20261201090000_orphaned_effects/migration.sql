@@ -7,6 +7,7 @@ CREATE TABLE "orphaned_effects" (
     "sources" TEXT[] NOT NULL DEFAULT ARRAY[]::TEXT[],
     "repairs" INTEGER NOT NULL DEFAULT 0,
     "found_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "last_repair_at" TIMESTAMPTZ(3),
     "resolved_at" TIMESTAMPTZ(3),
 
     CONSTRAINT "orphaned_effects_pkey" PRIMARY KEY ("order_id")
