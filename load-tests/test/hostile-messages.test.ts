@@ -17,6 +17,12 @@ beforeAll(async () => {
     await serviceReady(svc, serviceBase(stack, svc));
   conn = await amqp.connect(amqpUrls(stack)[0] as string);
   ch = await conn.createConfirmChannel();
+  const put = await fetch(`${serviceBase(stack, "inventory")}/stock/hostile-${run}`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ available: 10 }),
+  });
+  expect(put.status).toBe(200);
 });
 afterAll(async () => {
   // Our parked copies leave the parking lots; everyone else's stay.
@@ -103,8 +109,9 @@ describe("forged and malformed messages on every consumer queue", () => {
       );
       await publish(q.key, q.key, ids.big, { ...payloadFor(q.key, orderId), orderId: "x".repeat(5_000) });
       // The same well-formed message twice: applied once (the second is a duplicate), never parked.
-      await publish(q.key, q.key, ids.ok, payloadFor(q.key, orderId));
-      await publish(q.key, q.key, ids.ok, payloadFor(q.key, orderId));
+      const ok = payloadFor(q.key, orderId);
+      await publish(q.key, q.key, ids.ok, ok);
+      await publish(q.key, q.key, ids.ok, ok);
 
       const parked = await eventually(`three parked in ${q.queue}.parking`, async () => {
         const p = await parkedOf(q.queue);

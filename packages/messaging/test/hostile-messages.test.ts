@@ -165,7 +165,7 @@ describe("hostile messages", () => {
     );
     const arb = fc.record({
       id: fc.oneof(fc.uuid(), text),
-      correlationId: fc.option(text),
+      correlationId: fc.oneof(fc.constant(null), fc.uuid(), text),
       type: fc.constantFrom("order.created", "order.created", "order.cancelled", "points.granted", "x"),
       version: fc.constantFrom<unknown>(1, 1, 1, 2, "1", "x"),
       payload,
