@@ -35,7 +35,9 @@ export function guardAdminRoutes(app: FastifyInstance, opts: AdminGuardOptions):
     const now = Date.now();
     if (now - window.startedAt >= 60_000) window = { startedAt: now, count: 0 };
     if (inFlight >= maxInFlight || window.count >= perMinute) {
-      reply.header("retry-after", String(Math.max(1, Math.ceil((window.startedAt + 60_000 - now) / 1000))));
+      // Busy: a second will do; over the minute's budget: until the window turns.
+      const wait = window.count >= perMinute ? Math.ceil((window.startedAt + 60_000 - now) / 1000) : 1;
+      reply.header("retry-after", String(Math.max(1, wait)));
       throw new HttpProblem(
         "RATE_LIMITED",
         `at most ${maxInFlight} admin requests at once, ${perMinute} a minute`,
