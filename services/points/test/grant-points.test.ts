@@ -108,3 +108,17 @@ test("a second order.confirmed for an already granted order (new message id) gra
   expect((await pointsOf(svc, order.customerId)).balance).toBe(30);
   expect(await grantOf(svc, order.orderId)).toMatchObject({ points: 30, status: "GRANTED" });
 });
+
+test("a balance past 2^31 still takes grants: the sum of a customer's grants is BIGINT (once it parked them for good)", async () => {
+  const first = orderConfirmed(100);
+  await svc.publish("order.confirmed", first);
+  await eventually("the account exists", async () =>
+    (await pointsOf(svc, first.customerId)).balance === 1 ? true : undefined,
+  );
+  // As if this customer had been granted 2^31 - 1 points over the years.
+  await svc.db.query(`UPDATE accounts SET balance = 2147483647 WHERE customer_id = $1`, [first.customerId]);
+  const next = orderConfirmed(10_000, first.customerId);
+  const sent = await svc.publish("order.confirmed", next);
+  expect((await replyTo(svc, sent.messageId)).payload).toMatchObject({ points: 100 });
+  expect((await pointsOf(svc, first.customerId)).balance).toBe(2_147_483_747);
+});
