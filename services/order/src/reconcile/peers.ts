@@ -39,7 +39,9 @@ export function httpPeers(inventoryUrl: string, pointsUrl: string): Peers {
       const after = q.after
         ? `&afterAt=${encodeURIComponent(q.after.afterAt)}&afterId=${encodeURIComponent(q.after.afterId)}`
         : "";
-      const url = `${held[source]}&before=${encodeURIComponent(q.before)}&limit=${q.limit}${after}`;
+      // The peers serve at most 1,000 a page; RECONCILE_BATCH_SIZE has no upper bound of its own.
+      const limit = Math.min(q.limit, 1_000);
+      const url = `${held[source]}&before=${encodeURIComponent(q.before)}&limit=${limit}${after}`;
       return (await call<EffectsPage>(url)) ?? { items: [], next: null };
     },
     // Ids may come from an orphaned effect, that is from outside: always encoded.

@@ -1,9 +1,9 @@
 // Reconciliation (对账): orders stuck past a threshold are checked against inventory and points, and
 // the missing step is repaired by re-sending the ORIGINAL event (same message id, so consumers that
 // already applied it skip it) or by asking the peer to re-send its reply. Every repair is logged and counted.
-// An order repaired maxRepairs times in the same status without getting anywhere is given up on: reported once (a log line at
-// error level and a counter to alert on), never re-sent again, because a step that failed for good (its
-// message parked as poison) would only fill the parking lot with copies.
+// An order repaired maxRepairs times in the same status without getting anywhere is given up on: reported
+// once (a log line at error level and a counter to alert on), never re-sent again, because a step that
+// failed for good (its message parked as poison) would only fill the parking lot with copies.
 import type { Logger } from "@orderflow/logging";
 import { resendMessage } from "@orderflow/outbox";
 import type { Db } from "../db.ts";

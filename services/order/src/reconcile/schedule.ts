@@ -39,7 +39,7 @@ export function startReconciliation(deps: {
   });
   const gaveUp = new Counter({
     name: "order_reconciliation_gave_up_total",
-    help: "Orders reconciliation stopped repairing after RECONCILE_MAX_REPAIRS repairs (needs a person)",
+    help: "Orders and orphaned effects reconciliation stopped repairing after RECONCILE_MAX_REPAIRS repairs (needs a person)",
     registers: [deps.metrics],
   });
   const orphans = new Counter({
