@@ -4,7 +4,7 @@
 // generate_series, then times the relay's own claim statement (claimDue, 100 rows out of a backlog of
 // 1,000 due rows) inside BEGIN ... ROLLBACK so every iteration sees the same backlog.
 // The relay's own statement, not a copy of it (the package exports only what services use).
-import { leasedClaim, OUTBOX_MIGRATIONS_DIR } from "@orderflow/outbox";
+import { claimPagesProbe, leasedClaim, OUTBOX_MIGRATIONS_DIR } from "@orderflow/outbox";
 import pg from "pg";
 import { insertHistory, insertPending } from "./outbox-rows.ts";
 import { createScratchDb } from "./scratch-db.ts";
@@ -67,7 +67,7 @@ export const claimSection: Section = {
           roundP50.push(latency(mine).p50);
           await sleep(1_000);
         }
-        const pages = await pagesPerClaim(one);
+        const pages = await claimPagesProbe(one);
         const l = latency(samples);
         ctx.log(
           `  ${fmt(archived)} archived + ${fmt(done)} done (loaded in ${fmt(loadSeconds, 1)} s): claim p50 ${fmtSpread(spread(roundP50), 2)} ms p99 ${fmt(l.p99, 2)} ms, ${pages} pages`,
@@ -113,32 +113,3 @@ export const claimSection: Section = {
     }
   },
 };
-
-/**
- * Buffer pages one claim touches (shared hit + read, from EXPLAIN ANALYZE BUFFERS): unlike its wall
- * time, this does not move with the neighbours' load. The statement is the relay's own, captured by
- * handing claimDue a pool that records the query instead of running it.
- */
-async function pagesPerClaim(one: pg.Pool): Promise<number> {
-  let sql = "";
-  let params: unknown[] = [];
-  const recorder = {
-    query: async (text: string, values: unknown[]) => {
-      sql = text;
-      params = values;
-      return { rows: [] };
-    },
-  } as unknown as pg.Pool;
-  await leasedClaim.due(recorder, 100, 30_000);
-  await one.query("BEGIN");
-  try {
-    const r = await one.query<{ "QUERY PLAN": { Plan: Record<string, number> }[] }>(
-      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`,
-      params,
-    );
-    const plan = r.rows[0]?.["QUERY PLAN"][0]?.Plan;
-    return (plan?.["Shared Hit Blocks"] ?? 0) + (plan?.["Shared Read Blocks"] ?? 0);
-  } finally {
-    await one.query("ROLLBACK");
-  }
-}

@@ -39,7 +39,11 @@ function cleanSnapshot(): Snapshot {
     grants: new Map([["o1", { status: "GRANTED", points: 30, customerId: "t-c" }]]),
     balances: new Map([["t-c", 30]]),
     stock: new Map([["t-a", { available: 7, reserved: 3 }]]),
-    outbox: { order: [{ status: 2, n: 4 }], inventory: [{ status: 2, n: 3 }], points: [{ status: 2, n: 1 }] },
+    outbox: {
+      order: [{ status: 2, n: 4, attempts: 4 }],
+      inventory: [{ status: 2, n: 3, attempts: 3 }],
+      points: [{ status: 2, n: 1, attempts: 1 }],
+    },
     inboxRows: { order: 0, inventory: 0, points: 0 },
   };
 }
@@ -88,10 +92,19 @@ describe("each kind of damage is found", () => {
   test("outbox rows pending or sent are stuck", () => {
     const s = cleanSnapshot();
     s.outbox.order = [
-      { status: 2, n: 3 },
-      { status: 1, n: 1 },
+      { status: 2, n: 3, attempts: 3 },
+      { status: 1, n: 1, attempts: 1 },
     ];
     expect(checkLedger(ledger, s).violations.stuckOutbox).toEqual({ order: { "1": 1 } });
+  });
+
+  test("the outbox totals count every status and every attempt across the services", () => {
+    const s = cleanSnapshot();
+    s.outbox.points = [
+      { status: 2, n: 1, attempts: 1 },
+      { status: 9, n: 2, attempts: 10 },
+    ];
+    expect(checkLedger(ledger, s).outbox).toEqual({ byStatus: { "2": 8, "9": 2 }, attempts: 18 });
   });
 
   test("a confirmed order without its points never finished", () => {

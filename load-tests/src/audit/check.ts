@@ -23,6 +23,8 @@ export interface Violations {
 export interface Verdict {
   ok: boolean;
   orders: { accepted: number; confirmed: number; cancelled: number };
+  /** The run's outbox rows across the three services: how many in each status, and every attempt spent. */
+  outbox: { byStatus: Record<string, number>; attempts: number };
   violations: Violations;
   violationCount: number;
 }
@@ -88,6 +90,12 @@ export function checkLedger(ledger: RunLedger, snap: Snapshot): Verdict {
   for (const id of snap.grants.keys())
     if (!accepted.has(id)) v.unexpected.push({ id, what: "grant without an accepted order" });
 
+  const outbox = { byStatus: {} as Record<string, number>, attempts: 0 };
+  for (const rows of Object.values(snap.outbox))
+    for (const r of rows) {
+      outbox.byStatus[String(r.status)] = (outbox.byStatus[String(r.status)] ?? 0) + r.n;
+      outbox.attempts += r.attempts;
+    }
   for (const [svc, rows] of Object.entries(snap.outbox)) {
     const stuck = Object.fromEntries(rows.filter((r) => r.status !== 2).map((r) => [String(r.status), r.n]));
     if (Object.keys(stuck).length > 0) v.stuckOutbox[svc] = stuck;
@@ -134,6 +142,7 @@ export function checkLedger(ledger: RunLedger, snap: Snapshot): Verdict {
   return {
     ok: violationCount === 0,
     orders: { accepted: ledger.orders.length, confirmed, cancelled },
+    outbox,
     violations: v,
     violationCount,
   };

@@ -14,7 +14,7 @@ export interface Snapshot {
   grants: Map<string, { status: string; points: number; customerId: string }>;
   balances: Map<string, number>;
   stock: Map<string, { available: number; reserved: number }>;
-  outbox: Record<ServiceName, { status: number; n: number }[]>;
+  outbox: Record<ServiceName, { status: number; n: number; attempts: number }[]>;
   inboxRows: Record<ServiceName, number>;
 }
 
@@ -33,11 +33,11 @@ export async function takeSnapshot(s: Stack, ledger: RunLedger): Promise<Snapsho
   const like = `${ledger.prefix}%`;
   const outboxBy = (c: pg.Client, key: string) =>
     c
-      .query<{ status: number; n: string }>(
-        `SELECT status, count(*) AS n FROM outbox WHERE ${key} GROUP BY status`,
+      .query<{ status: number; n: string; attempts: string }>(
+        `SELECT status, count(*) AS n, sum(attempts) AS attempts FROM outbox WHERE ${key} GROUP BY status`,
         key.includes("$1") ? [ids] : [],
       )
-      .then((r) => r.rows.map((x) => ({ status: x.status, n: Number(x.n) })));
+      .then((r) => r.rows.map((x) => ({ status: x.status, n: Number(x.n), attempts: Number(x.attempts) })));
 
   const order = await withDb(s, "order", async (c) => {
     const o = await c.query(

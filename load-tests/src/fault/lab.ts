@@ -3,7 +3,7 @@
 import path from "node:path";
 import type { Stack } from "@orderflow/infra";
 import { type LabOptions, runScenario, type ScenarioRun } from "./run-scenario.ts";
-import { findScenario, SCENARIOS } from "./scenarios/index.ts";
+import { findScenario, SCENARIOS, selectScenarios } from "./scenarios/index.ts";
 import { writeLabSummary } from "./summary.ts";
 
 export const faultReportsDir = (reportsDir: string) => path.join(reportsDir, "fault");
@@ -13,14 +13,7 @@ export async function runLab(
   names: string[],
   o: LabOptions & { machine: string },
 ): Promise<{ runs: ScenarioRun[]; markdown: string }> {
-  const scenarios = names.includes("all")
-    ? SCENARIOS
-    : names.map((n) => {
-        const sc = findScenario(n);
-        if (!sc)
-          throw new Error(`unknown scenario "${n}"; known: ${SCENARIOS.map((x) => x.name).join(", ")}`);
-        return sc;
-      });
+  const scenarios = selectScenarios(names);
   const runs: ScenarioRun[] = [];
   for (const sc of scenarios) {
     o.log(`=== ${sc.name} (${sc.kind}): ${sc.summary}`);

@@ -13,7 +13,7 @@ interface SavedRun {
   parkedDelta?: Record<string, number>;
   run: RunResult;
   series: ExtraSeries[];
-  audit: AuditResult & { expectation: Expectation; duplicateRate?: number };
+  audit: AuditResult & { expectation: Expectation; duplicateRate?: number; damage?: Record<string, number> };
 }
 
 export function latestRuns(reportsDir: string, scenarios: readonly Scenario[]): ScenarioRun[] {
@@ -46,6 +46,7 @@ export function latestRuns(reportsDir: string, scenarios: readonly Scenario[]): 
       files: { json: path.join(dir, latest), html: path.join(dir, latest.replace(/\.json$/, ".html")) },
       duplicateRate: audit.duplicateRate ?? null,
       recoveryMs: outboxRecoveryMs(series, run.events),
+      damage: audit.damage ?? null,
     });
   }
   return runs;

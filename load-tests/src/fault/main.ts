@@ -1,4 +1,4 @@
-// `pnpm fault <scenario>` / `pnpm fault all` [--duration 20s] [--long] [--rate N]: runs scenarios
+// `pnpm fault <scenario...>` / `pnpm fault all` / `pnpm fault pitfalls` [--duration 20s] [--long] [--rate N]: runs scenarios
 // against the local stack, writes reports/fault/<scenario>/<run>.json|.html, and exits 1 when a
 // scenario's verdict is not the one it expects.
 import { parseCli } from "@orderflow/config";
@@ -8,10 +8,11 @@ import { readLoadTestsEnv } from "../env.ts";
 import { describeMachine } from "../machine.ts";
 import { faultReportsDir, runLab } from "./lab.ts";
 import { latestRuns } from "./latest.ts";
-import { SCENARIOS } from "./scenarios/index.ts";
+import { SCENARIO_GROUPS, SCENARIOS } from "./scenarios/index.ts";
 import { writeLabSummary } from "./summary.ts";
 
 const USAGE = `usage: pnpm fault <scenario...|all> [--duration 20s] [--long] [--rate N]
+       pnpm fault pitfalls  (every pitfall, each followed by its -protected pair)
        pnpm fault summary   (table of the latest run of each scenario)
   --duration D   load per scenario, a k6 duration like 20s or 1m30s (default 20s, 180s with --long)
   --long         the long version: 180 s of load unless --duration says otherwise
@@ -27,7 +28,7 @@ function readArgs(argv: string[]) {
     },
     argv,
   );
-  const known = new Set(["all", "summary", ...SCENARIOS.map((s) => s.name)]);
+  const known = new Set([...Object.keys(SCENARIO_GROUPS), "summary", ...SCENARIOS.map((s) => s.name)]);
   const unknown = positionals.filter((n) => !known.has(n));
   if (unknown.length > 0) fail(`unknown scenario ${unknown.map((n) => `"${n}"`).join(", ")}`);
   if (positionals.includes("summary") && positionals.length > 1) fail("summary takes no scenario");

@@ -38,6 +38,8 @@ export interface ScenarioRun {
   files: { json: string; html: string };
   duplicateRate: number | null;
   recoveryMs: number | null;
+  /** The scenario's damage in its own terms (pitfalls and their pairs), null for the others. */
+  damage: Record<string, number> | null;
 }
 
 const serviceUrls = (s: Stack) =>
@@ -186,7 +188,7 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   while (!sampler.drained() && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 1_000));
   const series = await sampler.stop();
   const parkedDelta = delta(await parkingCounts(s), parkedBefore);
-  await sc.cleanup?.(facts);
+  await sc.cleanup?.(facts, s);
 
   const outcome: Outcome = {
     run,
@@ -212,8 +214,10 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   const dups = result.absorbed.duplicatesCaughtByInbox ?? 0;
   const duplicateRate = handled + dups > 0 ? Math.max(0, dups) / (handled + dups) : null;
   const recoveryTimeMs = outboxRecoveryMs(series, run.events);
+  const damageFigures = sc.damage?.(outcome);
   const verdict = {
     passed: expectation.passed,
+    ...(damageFigures ? { damage: damageFigures } : {}),
     ...(recoveryTimeMs === null ? {} : { recoveryTimeMs }),
     ...(duplicateRate === null ? {} : { duplicateRate }),
     kind: sc.kind,
@@ -233,5 +237,14 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   });
   const html = writeReport(path.join(dir, `${runId}.html`), { run, series, audit: verdict });
   const recoveryMs = reportFigures({ run, series, audit: verdict }).recoveryMs;
-  return { scenario: sc, outcome, expectation, series, files: { json, html }, duplicateRate, recoveryMs };
+  return {
+    scenario: sc,
+    outcome,
+    expectation,
+    series,
+    files: { json, html },
+    duplicateRate,
+    recoveryMs,
+    damage: damageFigures ?? null,
+  };
 }

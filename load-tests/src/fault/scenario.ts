@@ -45,8 +45,8 @@ export interface Scenario {
   apps?: (s: Stack, facts: Record<string, unknown>) => Promise<AppVariant> | AppVariant;
   /** Runs beside the load; returns when its last fault is healed. */
   fault?: (ctx: FaultContext) => Promise<void>;
-  /** Cleans up what apps or fault set up (a proxy), after the audit. */
-  cleanup?: (facts: Record<string, unknown>) => Promise<void>;
+  /** Cleans up what apps or fault set up (a proxy), after the audit and before the verdict. */
+  cleanup?: (facts: Record<string, unknown>, s: Stack) => Promise<void>;
   /** The fault needs at least this much load around it (the broker outage lasts 20 s). */
   minDurationMs?: number;
   /** Orders per second offered; the default suits two shared cores. */
@@ -54,4 +54,9 @@ export interface Scenario {
   /** How long the audit waits for the system to settle. */
   settleMs?: number;
   expect: (o: Outcome) => Expectation;
+  /**
+   * The damage in the scenario's own terms (a pitfall's: ghost units, rows failed, laps of a cycle...),
+   * shown in the summary table and the report beside the audit's counts.
+   */
+  damage?: (o: Outcome) => Record<string, number>;
 }

@@ -2,7 +2,7 @@
 // and each scenario's verdict against what it expects.
 import fs from "node:fs";
 import path from "node:path";
-import { fmtMs, fmtNum, fmtPct } from "../report/html.ts";
+import { fmtDamage, fmtMs, fmtNum, fmtPct } from "../report/html.ts";
 import { reportFigures } from "../report/render-report.ts";
 import { writeSummary } from "../report/write-report.ts";
 import { damage } from "./expectations.ts";
@@ -21,6 +21,7 @@ const HEAD = [
   "duplicated",
   "unexpected",
   "duplicate rate",
+  "damage (own terms)",
   "verdict",
 ];
 
@@ -41,6 +42,7 @@ export function summaryRows(runs: readonly ScenarioRun[]): string[][] {
       String(d.duplicated),
       String(d.unexpected),
       fmtPct(r.duplicateRate, 2),
+      fmtDamage(r.damage),
       r.expectation.passed ? "pass" : "FAIL",
     ];
   });
@@ -64,7 +66,11 @@ export function writeLabSummary(dir: string, runs: readonly ScenarioRun[], machi
     runs.map((r) => ({
       run: r.outcome.run,
       series: r.series,
-      audit: { passed: r.expectation.passed, duplicateRate: r.duplicateRate ?? undefined },
+      audit: {
+        passed: r.expectation.passed,
+        duplicateRate: r.duplicateRate ?? undefined,
+        ...(r.damage ? { damage: r.damage } : {}),
+      },
     })),
     { machine, links: runs.map((r) => path.relative(dir, r.files.html)) },
   );

@@ -8,6 +8,8 @@ export interface LabEnv {
   pitfall: LabPitfall | undefined;
   /** Share of order transactions rolled back after their work (0..1). */
   rollbackRate: number;
+  /** Share of order.created deliveries that fail for good at inventory on their first arrival (0..1). */
+  failShare: number;
 }
 
 export function readLabEnv(raw: RawEnv = process.env): LabEnv {
@@ -15,6 +17,7 @@ export function readLabEnv(raw: RawEnv = process.env): LabEnv {
     {
       pitfall: oneOf("ORDERFLOW_LAB_PITFALL", LAB_PITFALLS),
       rollbackRate: num("ORDERFLOW_LAB_ROLLBACK_RATE", { min: 0, max: 1 }).default(0),
+      failShare: num("ORDERFLOW_LAB_FAIL_SHARE", { min: 0, max: 1 }).default(0),
     },
     raw,
   );
@@ -25,5 +28,6 @@ export function labEnvVariables(lab: Partial<LabEnv>): Record<string, string> {
   return {
     ...(lab.pitfall ? { ORDERFLOW_LAB_PITFALL: lab.pitfall } : {}),
     ...(lab.rollbackRate ? { ORDERFLOW_LAB_ROLLBACK_RATE: String(lab.rollbackRate) } : {}),
+    ...(lab.failShare ? { ORDERFLOW_LAB_FAIL_SHARE: String(lab.failShare) } : {}),
   };
 }

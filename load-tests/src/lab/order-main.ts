@@ -21,5 +21,7 @@ main(() => {
     write = publishOrderCreatedNow(createConfirmPublisher(connection, { log }));
   }
   if (lab.rollbackRate > 0) write = rollBackSomeOrders(write, lab.rollbackRate);
-  return orderService(env, { ...parts, enqueue: write });
+  // Reconciliation still answers an operator (POST /admin/reconcile); it just never runs by itself.
+  const scheduledReconciliation = lab.pitfall !== "no-reconciliation";
+  return orderService(env, { ...parts, enqueue: write, scheduledReconciliation });
 });

@@ -7,5 +7,11 @@ export const LAB_PITFALLS = [
   "no-claim-cas",
   "no-consumer-dedup",
   "auto-ack",
+  "no-confirms",
+  "no-relay-sweep",
+  "no-backoff",
+  "no-reconciliation",
+  "no-archive",
+  "dlx-cycle",
 ] as const;
 export type LabPitfall = (typeof LAB_PITFALLS)[number];

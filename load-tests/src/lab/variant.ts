@@ -5,9 +5,10 @@ import { type LabEnv, labEnvVariables } from "./env.ts";
 
 const LAB = "load-tests/src/lab";
 
-export function labVariant(lab: Partial<LabEnv>): AppVariant {
+/** `env`: more environment for every app (a proxied broker URL, a job's lab time scale). */
+export function labVariant(lab: Partial<LabEnv>, env: Record<string, string> = {}): AppVariant {
   return {
-    env: labEnvVariables(lab),
+    env: { ...labEnvVariables(lab), ...env },
     entries: {
       order: `${LAB}/order-main.ts`,
       inventory: `${LAB}/inventory-main.ts`,

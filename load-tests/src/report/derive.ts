@@ -16,6 +16,8 @@ export interface AuditVerdict {
   passed?: boolean;
   duplicateRate?: number;
   recoveryTimeMs?: number;
+  /** The damage in the scenario's own terms (a pitfall's and its pair's). */
+  damage?: Record<string, number>;
   [field: string]: unknown;
 }
 

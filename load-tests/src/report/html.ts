@@ -91,3 +91,11 @@ export function jsonBlock(value: unknown): string {
   );
   return `<pre class="json">${coloured}</pre>`;
 }
+
+/** Damage figures in their own terms on one line: "ghost units 12, SKUs over-reserved 3"; "—" when none. */
+export function fmtDamage(d: Record<string, number> | null | undefined): string {
+  if (!d || Object.keys(d).length === 0) return "—";
+  return Object.entries(d)
+    .map(([k, v]) => `${k} ${v < 0 ? "n/a" : fmtNum(v, Number.isInteger(v) ? 0 : 2)}`)
+    .join(", ");
+}

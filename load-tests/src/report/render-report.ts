@@ -10,7 +10,7 @@ import {
   type ExtraSeries,
   faultWindows,
 } from "./derive.ts";
-import { esc, fmtMs, fmtNum, fmtPct, fmtUs, jsonBlock, page } from "./html.ts";
+import { esc, fmtDamage, fmtMs, fmtNum, fmtPct, fmtUs, jsonBlock, page } from "./html.ts";
 import { type ChartMarker, type ChartSeries, lineChart } from "./svg-chart.ts";
 
 export interface ReportInput {
@@ -38,6 +38,7 @@ export interface ReportFigures {
   recoveryMs: number | null;
   apiRecoveryMs: number | null;
   duplicateRate: number | null;
+  damage: Record<string, number> | null;
 }
 
 const COLORS = ["#1f6feb", "#2da44e", "#8250df", "#bf3989", "#9a6700", "#0a7b83", "#cf222e", "#57606a"];
@@ -64,6 +65,7 @@ export function reportFigures(input: ReportInput): ReportFigures {
     recoveryMs: recovery,
     apiRecoveryMs: apiRecoveryMs(run.timeline, run.events),
     duplicateRate: typeof audit?.duplicateRate === "number" ? audit.duplicateRate : null,
+    damage: audit?.damage ?? null,
   };
 }
 
@@ -240,8 +242,17 @@ export function renderReport(input: ReportInput): string {
     card("thresholds", verdictBadge(f.thresholdsPassed)),
     card("audit", verdictBadge(f.auditPassed)),
   ].join("");
+  const damageRows = Object.entries(f.damage ?? {})
+    .map(
+      ([k, v]) =>
+        `<tr><td>${esc(k)}</td><td class="num">${esc(fmtDamage({ [k]: v }).slice(k.length + 1))}</td></tr>`,
+    )
+    .join("");
+  const damage = f.damage
+    ? `<h2>Damage, in this scenario's own terms</h2><table id="damage"><tbody>${damageRows}</tbody></table>`
+    : "";
   const audit = input.audit
-    ? `<h2>Audit verdict ${verdictBadge(f.auditPassed)}</h2><div id="audit">${jsonBlock(input.audit)}</div>`
+    ? `${damage}<h2>Audit verdict ${verdictBadge(f.auditPassed)}</h2><div id="audit">${jsonBlock(input.audit)}</div>`
     : `<h2>Audit verdict</h2><p class="note">No audit verdict was given for this run.</p>`;
   const body = `${header}
 <div class="cards" id="cards">${cards}</div>

@@ -1,6 +1,6 @@
 // The table across scenarios that `pnpm fault all` prints (Markdown, for the README and CI logs) and
 // writes (HTML, self-contained, beside each scenario's own report).
-import { esc, fmtMs, fmtNum, fmtPct, page } from "./html.ts";
+import { esc, fmtDamage, fmtMs, fmtNum, fmtPct, page } from "./html.ts";
 import { type ReportFigures, type ReportInput, reportFigures } from "./render-report.ts";
 
 interface Column {
@@ -24,6 +24,7 @@ const COLUMNS: Column[] = [
   { title: "2xx during faults", numeric: true, value: (f) => fmtPct(f.availabilityDuringFaults) },
   { title: "recovery", numeric: true, value: (f) => fmtMs(f.recoveryMs) },
   { title: "duplicate rate", numeric: true, value: (f) => fmtPct(f.duplicateRate, 3) },
+  { title: "damage (own terms)", numeric: false, value: (f) => fmtDamage(f.damage) },
 ];
 
 export function summaryFigures(runs: readonly ReportInput[]): ReportFigures[] {

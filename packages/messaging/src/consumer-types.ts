@@ -1,9 +1,10 @@
 // The consumer's shapes: what a service gives (handlers, a transaction runner, the seams it is composed
 // of) and what it gets back. Apart from the implementation so every part imports them without a cycle.
+
 import type { EventPayload, EventType } from "@orderflow/contracts";
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
-import type { Channel } from "amqplib";
+import type { Channel, ConsumeMessage } from "amqplib";
 import type { BrokerConnection } from "./connection-types.ts";
 import type { DedupCache } from "./dedup-cache.ts";
 import type { InboundEvent, ParkReason } from "./inbound.ts";
@@ -74,6 +75,11 @@ export interface ConsumerOptions<Tx extends SqlTx = SqlTx> {
   inbox?: Inbox;
   /** Default "manual": ack after commit. */
   ackMode?: AckMode;
+  /**
+   * Wraps how deliveries are settled (ack, requeue, retry tier, parking lot). Default: as built, so a
+   * message past its last tier or refused as poison ends in the parking lot.
+   */
+  settle?: (own: Settle) => Settle;
   /** Default 100 (quorum queues perform badly below). */
   prefetch?: number;
   /** One retry per entry, then the parking lot. Default 1s, 5s, 30s. */
@@ -112,4 +118,27 @@ export interface Consumer {
   health(): ConsumerHealth;
   /** Stops intake, waits for in-flight handlers (up to shutdownTimeoutMs), closes its channels. Idempotent. */
   stop(): Promise<void>;
+}
+
+/** One delivery and its logger (carrying messageId, correlationId, eventType, queue). */
+export interface Delivery {
+  ch: Channel;
+  msg: ConsumeMessage;
+  log: Logger;
+}
+
+export interface RetryPlan {
+  type: string;
+  messageId: string;
+  tier: RetryTier;
+  attempt: number;
+  error: string;
+  infrastructure: boolean;
+}
+
+export interface Settle {
+  ack(d: Delivery): void;
+  requeue(d: Delivery, error: string): void;
+  park(d: Delivery, reason: ParkReason, detail: string): Promise<void>;
+  retry(d: Delivery, plan: RetryPlan): Promise<void>;
 }

@@ -119,7 +119,9 @@ export async function startConsumer<Tx extends SqlTx>(opts: ConsumerOptions<Tx>)
     inbox: opts.inbox ?? sqlInbox,
     schedule,
     isTransient: opts.isTransient ?? ((e: unknown) => !(e instanceof PoisonMessageError)),
-    settle: createSettle({ queue: opts.queue, consumerName: opts.consumerName, ackMode, publisher, report }),
+    settle: (opts.settle ?? ((own) => own))(
+      createSettle({ queue: opts.queue, consumerName: opts.consumerName, ackMode, publisher, report }),
+    ),
     log,
     report,
   });

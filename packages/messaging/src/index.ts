@@ -35,6 +35,7 @@ export type {
 export { type RedriveResult, redrive } from "./redrive.ts";
 export { PARK_HEADERS } from "./republish.ts";
 export { assertRetention, type RetentionConfig, redeliveryHorizonMs } from "./retention.ts";
+export type { Delivery, RetryPlan, Settle } from "./settle.ts";
 export {
   assertTopology,
   consumerRequirements,

@@ -1,28 +1,12 @@
 // Recording the fate of a delivery: ack it, give it back to the broker, move it to a retry tier or to
 // the parking lot (both with a confirm BEFORE the ack, so a message is never in neither place).
-import type { Logger } from "@orderflow/logging";
-import type { Channel, ConsumeMessage } from "amqplib";
-import type { AckMode, Outcome } from "./consumer-types.ts";
+
+export type { Delivery, RetryPlan, Settle } from "./consumer-types.ts";
+
+import type { AckMode, Delivery, Outcome, Settle } from "./consumer-types.ts";
 import type { ParkReason } from "./inbound.ts";
 import type { ConfirmPublisher } from "./publisher-types.ts";
 import { parkTo, retryTo } from "./republish.ts";
-import type { RetryTier } from "./topology.ts";
-
-/** One delivery and its logger (carrying messageId, correlationId, eventType, queue). */
-export interface Delivery {
-  ch: Channel;
-  msg: ConsumeMessage;
-  log: Logger;
-}
-
-export interface RetryPlan {
-  type: string;
-  messageId: string;
-  tier: RetryTier;
-  attempt: number;
-  error: string;
-  infrastructure: boolean;
-}
 
 export interface SettleDeps {
   queue: string;
@@ -31,13 +15,6 @@ export interface SettleDeps {
   /** Confirm publisher for retries and parking. */
   publisher: ConfirmPublisher;
   report: (o: Outcome) => void;
-}
-
-export interface Settle {
-  ack(d: Delivery): void;
-  requeue(d: Delivery, error: string): void;
-  park(d: Delivery, reason: ParkReason, detail: string): Promise<void>;
-  retry(d: Delivery, plan: RetryPlan): Promise<void>;
 }
 
 export function createSettle(deps: SettleDeps): Settle {

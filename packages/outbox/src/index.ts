@@ -19,9 +19,11 @@ export {
   type RelayDeps,
   type RelayFaults,
 } from "./relay.ts";
+export type { RelayPublisherFactory } from "./relay-config.ts";
 export { createRelayConnection } from "./relay-connection.ts";
 export { type RelayProcessParts, runRelayProcess } from "./relay-process.ts";
 export { resendMessage } from "./resend.ts";
+export { claimPagesProbe } from "./sql/claim-probe.ts";
 export { markDone } from "./sql/mark-done.ts";
 export { type OutboxStats, outboxStats } from "./sql/outbox-stats.ts";
 export type { RedriveFilter } from "./sql/redrive.ts";

@@ -1,5 +1,10 @@
 // The relay's settings, fault points and interface, apart from its parts so they import them without a cycle.
-import type { PublishOutcome } from "@orderflow/messaging";
+import type {
+  BrokerConnection,
+  ConfirmPublisher,
+  ConfirmPublisherOptions,
+  PublishOutcome,
+} from "@orderflow/messaging";
 import { DEFAULT_BACKOFF_MS } from "./backoff.ts";
 import type { ClaimedRow } from "./types.ts";
 
@@ -39,6 +44,15 @@ export const DEFAULT_RELAY_CONFIG: RelayConfig = {
   doneOnConfirm: [],
   dbRetries: 6,
 };
+
+/**
+ * How a relay gets its publisher: a seam, so a tool can compose a relay with another one. Default:
+ * messaging's createConfirmPublisher (a row is sent only once the broker confirmed it).
+ */
+export type RelayPublisherFactory = (
+  conn: BrokerConnection,
+  opts: ConfirmPublisherOptions,
+) => ConfirmPublisher;
 
 /** Named fault points for tests; never set in services. */
 export interface RelayFaults {

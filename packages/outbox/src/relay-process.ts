@@ -11,11 +11,16 @@ import type { ClaimStrategy } from "./claim.ts";
 import type { OutboxEnv } from "./env.ts";
 import { createOutboxMetrics } from "./metrics.ts";
 import { createReconciler } from "./reconciler.ts";
-import { createRelay, type RelayFaults } from "./relay.ts";
+import { createRelay, type RelayConfig, type RelayFaults } from "./relay.ts";
+import type { RelayPublisherFactory } from "./relay-config.ts";
 import { createRelayConnection } from "./relay-connection.ts";
 
 export interface RelayProcessParts {
   claim?: ClaimStrategy;
+  /** Default: the confirm publisher. */
+  publisher?: RelayPublisherFactory;
+  /** Overrides of the relay's settings on top of the environment's. */
+  config?: Partial<RelayConfig>;
   faults?: RelayFaults;
 }
 
@@ -63,12 +68,20 @@ export async function runRelayProcess(env: OutboxEnv, parts: RelayProcessParts =
     log,
     ...(reconnectDelayMs !== undefined ? { reconnectDelayMs } : {}),
   });
-  const publisher = createConfirmPublisher(connection, {
+  const publisher = (parts.publisher ?? createConfirmPublisher)(connection, {
     ...publisherOpts,
     log,
     onWindow: (n) => metrics.confirmWindow.set(n),
   });
-  const relay = createRelay({ pool, publisher, log, metrics, config: env.relay, ...parts });
+  const relay = createRelay({
+    pool,
+    publisher,
+    log,
+    metrics,
+    config: { ...env.relay, ...parts.config },
+    ...(parts.claim ? { claim: parts.claim } : {}),
+    ...(parts.faults ? { faults: parts.faults } : {}),
+  });
   const reconciler = createReconciler({ pool, publisher, log, metrics, config: env.reconcile });
   const archiver = createArchiver({ pool, log, metrics, config: env.archive });
   relay.start();

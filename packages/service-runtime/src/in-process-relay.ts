@@ -10,6 +10,7 @@ import {
   createRelay,
   createRelayConnection,
   type RelayConfig,
+  type RelayPublisherFactory,
 } from "@orderflow/outbox";
 import pg from "pg";
 import type { Registry } from "prom-client";
@@ -23,6 +24,7 @@ export interface InProcessRelayOptions {
   registry: Registry;
   relay?: Partial<RelayConfig>;
   claim?: ClaimStrategy;
+  publisher?: RelayPublisherFactory;
 }
 
 export function startInProcessRelay(opts: InProcessRelayOptions) {
@@ -35,7 +37,7 @@ export function startInProcessRelay(opts: InProcessRelayOptions) {
   pool.on("error", (e) => log.warn({ error: e.message }, "relay_pool.error"));
   const metrics = createOutboxMetrics({ registry: opts.registry, pool });
   const connection = createRelayConnection({ urls: opts.amqpUrls, name: `${opts.service}-relay`, log });
-  const publisher = createConfirmPublisher(connection, {
+  const publisher = (opts.publisher ?? createConfirmPublisher)(connection, {
     log,
     onWindow: (n) => metrics.confirmWindow.set(n),
   });

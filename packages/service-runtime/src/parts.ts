@@ -3,8 +3,8 @@
 // Production code never chooses anything but the defaults: it simply passes no parts.
 import type { EventPayload, EventType } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
-import type { DedupCache, HandlerResult, InboundEvent, Inbox } from "@orderflow/messaging";
-import type { ClaimStrategy, OutboxEvent } from "@orderflow/outbox";
+import type { DedupCache, HandlerResult, InboundEvent, Inbox, Settle } from "@orderflow/messaging";
+import type { ClaimStrategy, OutboxEvent, RelayConfig, RelayPublisherFactory } from "@orderflow/outbox";
 
 /** Writes an event inside the caller's transaction; returns its message id. */
 export type Enqueue = (event: OutboxEvent) => Promise<string>;
@@ -33,12 +33,18 @@ export interface ServiceParts<Tx extends SqlTx> {
   enqueue?: (tx: Tx, event: OutboxEvent) => Promise<string>;
   /** How relays claim outbox rows. Default: the leased claim (SKIP LOCKED, lease, compare-and-set). */
   claim?: ClaimStrategy;
+  /** The fast path's publisher. Default: the confirm publisher (sent = confirmed by the broker). */
+  relayPublisher?: RelayPublisherFactory;
+  /** The fast path's relay settings on top of the service's. Default: none (backoff, health gate, bounds). */
+  relay?: Partial<RelayConfig>;
   /** The consumer's deduplication key. Default: the message id (never a business id). */
   dedupKey?: (event: InboundEvent) => string;
   /** Where the consumer records what it applied. Default: the inbox table, in the effect's transaction. */
   inbox?: Inbox;
   /** Default: manual acks, after the commit. */
   ackMode?: "manual" | "auto";
+  /** Wraps how deliveries are settled. Default: as built (retry tiers, then the parking lot). */
+  settle?: (own: Settle) => Settle;
   /** The early skip before the transaction. Default: Redis when REDIS_URL is set. */
   dedupCache?: (redisUrl: string | undefined) => DedupCache | undefined;
   /** Steps replacing the service's own, by event type. */

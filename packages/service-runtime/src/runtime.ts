@@ -59,7 +59,9 @@ export async function startServiceRuntime<Tx extends SqlTx>(
   const fastPath = startInProcessRelay({
     ...opts,
     registry: metrics,
+    relay: { ...opts.relay, ...parts.relay },
     ...(parts.claim ? { claim: parts.claim } : {}),
+    ...(parts.relayPublisher ? { publisher: parts.relayPublisher } : {}),
   });
   const consuming = await startServiceConsumer<Tx>({
     ...opts,

@@ -54,7 +54,7 @@ export async function startServiceConsumer<Tx extends SqlTx>(opts: ServiceConsum
   const slot = limitConcurrency(opts.concurrency);
   const transaction: RunTransaction<Tx> = (fn) => slot(() => opts.transaction(fn));
   await connection.ready(30_000);
-  const { dedupKey, inbox, ackMode } = opts.parts;
+  const { dedupKey, inbox, ackMode, settle } = opts.parts;
   const consumer = await startConsumer<Tx>({
     connection,
     queue: opts.queue,
@@ -68,6 +68,7 @@ export async function startServiceConsumer<Tx extends SqlTx>(opts: ServiceConsum
     ...(dedupKey ? { dedupKey } : {}),
     ...(inbox ? { inbox } : {}),
     ...(ackMode ? { ackMode } : {}),
+    ...(settle ? { settle } : {}),
     onOutcome: (o: Outcome) => {
       outcomes.inc({ queue: opts.queue, outcome: o.kind, type: "type" in o ? o.type : "" });
       // The step's replies were enqueued in the transaction that has just committed: wake the relay so

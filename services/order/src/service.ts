@@ -16,7 +16,17 @@ export const MIGRATIONS_DIR = path.resolve(
   "../prisma/migrations",
 );
 
-export function orderService(env: OrderEnv, parts?: ServiceParts<Tx>): ServiceDefinition<Db, Tx> {
+/** The order service's own part besides the common ones. */
+export interface OrderParts extends ServiceParts<Tx> {
+  /**
+   * Whether reconciliation runs on its schedule (RECONCILE_INTERVAL_MS). Default: yes. Without it a stuck
+   * order is found only when an operator asks (POST /admin/reconcile).
+   */
+  scheduledReconciliation?: boolean;
+}
+
+export function orderService(env: OrderEnv, parts?: OrderParts): ServiceDefinition<Db, Tx> {
+  const { scheduledReconciliation = true, ...serviceParts } = parts ?? {};
   return {
     service: "order",
     envPrefix: "ORDER",
@@ -30,10 +40,17 @@ export function orderService(env: OrderEnv, parts?: ServiceParts<Tx>): ServiceDe
     ...prismaDatabase<Db, Tx>((url) => createDb(url)),
     reconciliationPeriodMs: env.reconcile.intervalMs + env.reconcile.staleAfterMs,
     routes: (app, { db, runtime, log }) => {
-      const reconciliation = startReconciliation({ db, runtime, env, log, metrics: runtime.metrics });
+      const reconciliation = startReconciliation({
+        db,
+        runtime,
+        env,
+        log,
+        metrics: runtime.metrics,
+        schedule: scheduledReconciliation,
+      });
       registerOrderRoutes(app, { db, runtime, reconciliation });
       return reconciliation;
     },
-    ...(parts ? { parts } : {}),
+    ...(parts ? { parts: serviceParts } : {}),
   };
 }

@@ -28,3 +28,24 @@ export const SCENARIOS: Scenario[] = [...NORMAL_SCENARIOS, ...PITFALL_SCENARIOS]
 export function findScenario(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);
 }
+
+/** The groups `pnpm fault` takes besides scenario names. */
+export const SCENARIO_GROUPS = {
+  all: SCENARIOS,
+  /** Every pitfall followed by its "-protected" pair. */
+  pitfalls: PITFALL_SCENARIOS,
+} as const;
+
+/** Names and groups -> scenarios, in the order given, each once. */
+export function selectScenarios(names: readonly string[]): Scenario[] {
+  const out: Scenario[] = [];
+  for (const n of names) {
+    const group = SCENARIO_GROUPS[n as keyof typeof SCENARIO_GROUPS];
+    const found = group ?? [findScenario(n)];
+    for (const sc of found) {
+      if (!sc) throw new Error(`unknown scenario "${n}"; known: ${SCENARIOS.map((x) => x.name).join(", ")}`);
+      if (!out.includes(sc)) out.push(sc);
+    }
+  }
+  return out;
+}

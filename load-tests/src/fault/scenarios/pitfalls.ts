@@ -1,59 +1,15 @@
-// One scenario per seed pitfall, each run with its protection removed: the stack runs the lab's own
-// compositions of the services and relays (load-tests/src/lab) in place of their own. Its pair
-// "<name>-protected" runs the same load and faults with every protection on. A pitfall passes when the
-// audit finds the damage it predicts; its pair when none.
+// The seed's first pitfalls, on the write and consume paths (publish-before-commit, dedup-by-business-id,
+// no-claim-cas, no-consumer-dedup, auto-ack), and the list of every pitfall in the order `pnpm fault
+// pitfalls` runs them, each followed by its "-protected" pair (pitfall-pair.ts).
 
 import { killApplication, startApplication, stopApplication } from "@orderflow/infra";
 import { DEFAULT_RELAY_CONFIG } from "@orderflow/outbox";
-import type { LabPitfall } from "../../lab/pitfalls.ts";
-import { labVariant } from "../../lab/variant.ts";
-import { check, damage, expectDamage, expectNoDamage } from "../expectations.ts";
-import type { Expectation, FaultContext, Outcome, Scenario } from "../scenario.ts";
+import { check, damage } from "../expectations.ts";
+import type { FaultContext, Outcome, Scenario } from "../scenario.ts";
 import { republishSentOrders } from "./duplicate-publish.ts";
-
-interface Pitfall {
-  name: LabPitfall;
-  summary: string;
-  /** What breaks, and which protection prevents it (for the docs and the report). */
-  predicts: string;
-  /** Share of order transactions rolled back, also in the pair: part of the experiment, not the pitfall. */
-  rollbackRate?: number;
-  fault?: (ctx: FaultContext) => Promise<void>;
-  minDurationMs?: number;
-  settleMs?: number;
-  damage: (o: Outcome) => Expectation["checks"];
-  /** What the protection must show besides "no damage" (e.g. the duplicates it absorbed). */
-  protectedChecks?: (o: Outcome) => Expectation["checks"];
-}
-
-function pair(p: Pitfall): [Scenario, Scenario] {
-  const common = {
-    ...(p.fault ? { fault: p.fault } : {}),
-    ...(p.minDurationMs ? { minDurationMs: p.minDurationMs } : {}),
-    ...(p.settleMs ? { settleMs: p.settleMs } : {}),
-  };
-  return [
-    {
-      name: p.name,
-      kind: "pitfall",
-      summary: `${p.summary} Predicted: ${p.predicts}`,
-      apps: () => labVariant({ pitfall: p.name, rollbackRate: p.rollbackRate ?? 0 }),
-      ...common,
-      expect: (o) => expectDamage(p.damage(o)),
-    },
-    {
-      name: `${p.name}-protected`,
-      kind: "normal",
-      summary: `The pair of ${p.name}: the same load${p.fault ? " and faults" : ""}${
-        p.rollbackRate ? ` (and ${p.rollbackRate * 100}% of order transactions rolled back)` : ""
-      } with the protection on: no damage expected.`,
-      // The services' own processes, unless the experiment needs the lab's rollbacks.
-      apps: () => (p.rollbackRate ? labVariant({ rollbackRate: p.rollbackRate }) : {}),
-      ...common,
-      expect: (o) => expectNoDamage(o, p.protectedChecks?.(o) ?? []),
-    },
-  ];
-}
+import { type Pitfall, pair } from "./pitfall-pair.ts";
+import { OPERATIONS_PITFALLS } from "./pitfalls-operations.ts";
+import { RELAY_PITFALLS } from "./pitfalls-relay.ts";
 
 const n = (x: number) => String(x);
 
@@ -74,31 +30,40 @@ async function killWithBacklog(ctx: FaultContext): Promise<void> {
   ctx.mark("fault healed: consumers restart");
 }
 
-export const PITFALLS: Pitfall[] = [
+/** Reserved units beyond what the confirmed orders account for, and the SKUs they are on. */
+function ghostStock(o: Outcome) {
+  const ghost = o.audit.violations.stock.filter(
+    (s) => s.problem.startsWith("reserved") && s.actual > s.expected,
+  );
+  return { units: ghost.reduce((a, s) => a + s.actual - s.expected, 0), skus: ghost.length };
+}
+
+const overGranted = (o: Outcome) => o.audit.violations.points.filter((p) => p.actual > p.expected).length;
+const caught = (o: Outcome) => o.audit.absorbed.duplicatesCaughtByInbox ?? 0;
+
+const FIRST_PITFALLS: Pitfall[] = [
   {
     name: "publish-before-commit",
     summary:
       "The order service publishes order.created straight to the broker inside its transaction (no outbox); 10% of order transactions roll back after the publish.",
     predicts:
       "stock reserved for orders the API never accepted (reserved > confirmed units): stock not conserved.",
-    rollbackRate: 0.1,
+    trigger: { rollbackRate: 0.1 },
     settleMs: 30_000,
     // The audit reads reservations by the ledger's order ids, so a reservation for an order that never
     // committed shows as stock: reserved units beyond what the confirmed orders account for.
-    damage: (o) => {
-      const ghost = o.audit.violations.stock.filter(
-        (s) => s.problem.startsWith("reserved") && s.actual > s.expected,
-      );
-      const units = ghost.reduce((a, s) => a + s.actual - s.expected, 0);
-      return [
-        check(
-          "stock reserved for orders the API never accepted (reserved > confirmed units)",
-          units > 0,
-          `${units} ghost unit(s) over ${ghost.length} SKU(s)`,
-        ),
-        check("no accepted order lost", damage(o).lost === 0, `lost ${damage(o).lost}`),
-      ];
+    figures: (o) => {
+      const g = ghostStock(o);
+      return { "ghost units": g.units, "SKUs over-reserved": g.skus };
     },
+    damage: (o, f) => [
+      check(
+        "stock reserved for orders the API never accepted (reserved > confirmed units)",
+        (f["ghost units"] ?? 0) > 0,
+        `${f["ghost units"]} ghost unit(s) over ${f["SKUs over-reserved"]} SKU(s)`,
+      ),
+      check("no accepted order lost", damage(o).lost === 0, `lost ${damage(o).lost}`),
+    ],
   },
   {
     name: "dedup-by-business-id",
@@ -106,17 +71,19 @@ export const PITFALLS: Pitfall[] = [
       "Consumers key their inbox on payload.orderId instead of the message id: an order's second message (points.granted after inventory.reserved) looks like a duplicate.",
     predicts: "orders that never finish (CONFIRMED without points): unfinished > 0.",
     settleMs: 30_000,
-    damage: (o) => {
-      const d = damage(o);
-      return [
-        check("unfinished orders > 0", d.unfinished > 0, `unfinished ${d.unfinished}`),
-        check(
-          "duplicates 'caught' > 0",
-          (o.audit.absorbed.duplicatesCaughtByInbox ?? 0) > 0,
-          `caught ${o.audit.absorbed.duplicatesCaughtByInbox ?? 0}`,
-        ),
-      ];
-    },
+    figures: (o) => ({ "unfinished orders": damage(o).unfinished, "messages wrongly skipped": caught(o) }),
+    damage: (_o, f) => [
+      check(
+        "unfinished orders > 0",
+        (f["unfinished orders"] ?? 0) > 0,
+        `unfinished ${f["unfinished orders"]}`,
+      ),
+      check(
+        "duplicates 'caught' > 0",
+        (f["messages wrongly skipped"] ?? 0) > 0,
+        `caught ${f["messages wrongly skipped"]}`,
+      ),
+    ],
   },
   {
     name: "no-claim-cas",
@@ -124,11 +91,14 @@ export const PITFALLS: Pitfall[] = [
       "Relays claim outbox rows with a plain SELECT (no SKIP LOCKED, no lease): the fast path, the in-process sweep and the relay process publish the same rows.",
     predicts:
       "duplicate publishes (duplicates caught by the inboxes >> 0) and no effect damage, because the inboxes hold.",
+    figures: (o) => ({
+      "duplicate publishes caught": caught(o),
+      "effects applied twice": damage(o).duplicated,
+    }),
     damage: (o) => {
       const d = damage(o);
-      const caught = o.audit.absorbed.duplicatesCaughtByInbox ?? 0;
       return [
-        check("duplicate deliveries caught by the inboxes > 0", caught > 0, `caught ${n(caught)}`),
+        check("duplicate deliveries caught by the inboxes > 0", caught(o) > 0, `caught ${n(caught(o))}`),
         check(
           "no effect applied twice (the inbox holds)",
           d.duplicated === 0 && d.stock === 0 && d.points === 0,
@@ -154,28 +124,26 @@ export const PITFALLS: Pitfall[] = [
       ctx.mark("fault healed: (nothing to heal)");
     },
     settleMs: 30_000,
-    damage: (o) => {
-      const over = o.audit.violations.stock.filter(
-        (s) => s.problem.startsWith("reserved") && s.actual > s.expected,
-      );
-      const extraPoints = o.audit.violations.points.filter((p) => p.actual > p.expected);
-      return [
-        check("duplicates sent", Number(o.facts.republished ?? 0) > 0, `sent ${o.facts.republished ?? 0}`),
-        check(
-          "stock reserved twice or points granted twice",
-          over.length + extraPoints.length > 0,
-          `${over.length} SKU(s) over-reserved, ${extraPoints.length} customer(s) over-granted`,
-        ),
-      ];
-    },
-    protectedChecks: (o) => {
-      const sent = Number(o.facts.republished ?? 0);
-      const caught = o.audit.absorbed.duplicatesCaughtByInbox ?? 0;
+    figures: (o) => ({
+      "duplicates sent": Number(o.facts.republished ?? 0),
+      "SKUs over-reserved": ghostStock(o).skus,
+      "customers over-granted": overGranted(o),
+    }),
+    damage: (_o, f) => [
+      check("duplicates sent", (f["duplicates sent"] ?? 0) > 0, `sent ${f["duplicates sent"]}`),
+      check(
+        "stock reserved twice or points granted twice",
+        (f["SKUs over-reserved"] ?? 0) + (f["customers over-granted"] ?? 0) > 0,
+        `${f["SKUs over-reserved"]} SKU(s) over-reserved, ${f["customers over-granted"]} customer(s) over-granted`,
+      ),
+    ],
+    protectedChecks: (o, f) => {
+      const sent = f["duplicates sent"] ?? 0;
       return [
         check(
           "every duplicate caught by the inbox",
-          sent > 0 && caught >= sent,
-          `sent ${sent}, caught ${caught}`,
+          sent > 0 && caught(o) >= sent,
+          `sent ${sent}, caught ${caught(o)}`,
         ),
       ];
     },
@@ -190,11 +158,17 @@ export const PITFALLS: Pitfall[] = [
     // The killed process may hold leases on outbox rows its fast path had claimed (its replies): the
     // sweep takes them again only when the lease runs out, so the pair settles at the lease plus margin.
     settleMs: DEFAULT_RELAY_CONFIG.leaseMs + 20_000,
-    damage: (o) => {
-      const d = damage(o);
-      return [check("unfinished orders > 0", d.unfinished > 0, `unfinished ${d.unfinished}`)];
-    },
+    figures: (o) => ({ "unfinished orders": damage(o).unfinished }),
+    damage: (_o, f) => [
+      check(
+        "unfinished orders > 0",
+        (f["unfinished orders"] ?? 0) > 0,
+        `unfinished ${f["unfinished orders"]}`,
+      ),
+    ],
   },
 ];
+
+export const PITFALLS: Pitfall[] = [...FIRST_PITFALLS, ...RELAY_PITFALLS, ...OPERATIONS_PITFALLS];
 
 export const PITFALL_SCENARIOS: Scenario[] = PITFALLS.flatMap(pair);

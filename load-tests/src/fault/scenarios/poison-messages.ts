@@ -28,7 +28,8 @@ const poisons = (tag: string): Poison[] => [
 
 const QUEUES = ["inventory.order-events", "points.order-events"];
 
-async function publishPoison(s: Stack, tag: string): Promise<number> {
+/** Publishes the four poisons into both work queues as the broker admin; returns how many. */
+export async function publishPoison(s: Stack, tag: string): Promise<number> {
   const conn = await amqp.connect(amqpUrls(s, "admin")[0] as string);
   try {
     const ch = await conn.createConfirmChannel();

@@ -1,0 +1,99 @@
+// The seed's pitfalls on the way out of the outbox: publishing without confirms, the after-commit publish
+// with no sweep behind it, and retrying an outage without backoff (pitfall-pair.ts makes each a pair).
+import { killBrokerNode, startBrokerNode } from "@orderflow/infra";
+import { check, damage } from "../expectations.ts";
+import type { FaultContext } from "../scenario.ts";
+import { brokerDown } from "./broker-outage.ts";
+import { blackholeFor, closeProxies, proxiedBrokerUrls } from "./network-blackhole.ts";
+import { outboxRows, type Pitfall } from "./pitfall-pair.ts";
+
+/**
+ * kill -9 of the node every process connects to first (the first URL of each list), restarted 8 s later:
+ * the publishes in flight on it get no confirm, and for a moment every relay's link is down.
+ */
+async function killFirstNode(ctx: FaultContext): Promise<void> {
+  await ctx.sleep(ctx.durationMs * 0.3);
+  const first = ctx.stack.layout.rabbitmq.nodes[0]?.name ?? "rabbit-1";
+  const ev = await killBrokerNode(first, ctx.stack);
+  const node = String(ev.detail?.node);
+  ctx.mark("fault injected: kill -9 of the first broker node", { node });
+  await ctx.sleep(8_000);
+  await startBrokerNode(node, ctx.stack);
+  ctx.mark("fault healed: node restarted", { node });
+}
+
+export const RELAY_PITFALLS: Pitfall[] = [
+  {
+    name: "no-confirms",
+    summary:
+      "Relays publish on a plain channel and mark each row sent as soon as the write returns (no publisher confirms). The order service's broker link silently drops bytes for 10 s.",
+    predicts:
+      'orders stuck PENDING while their order.created rows say "sent": the broker never had the messages.',
+    env: (s, facts) => proxiedBrokerUrls(s, "order", facts),
+    fault: async (ctx) => {
+      await ctx.sleep(ctx.durationMs * 0.25);
+      ctx.facts.droppedBytes = await blackholeFor(ctx, 10_000, "the order service's broker link");
+    },
+    cleanup: closeProxies,
+    minDurationMs: 25_000,
+    settleMs: 90_000,
+    figures: (o) => ({
+      'rows "sent", never answered': outboxRows(o, 1),
+      "unfinished orders": damage(o).unfinished,
+    }),
+    damage: (o, f) => [
+      check(
+        "rows marked sent whose message never arrived > 0",
+        (f['rows "sent", never answered'] ?? 0) > 0,
+        `${f['rows "sent", never answered']} row(s) in status 1 after the settle`,
+      ),
+      check("orders stuck > 0", (f["unfinished orders"] ?? 0) > 0, `unfinished ${f["unfinished orders"]}`),
+      check("no accepted order lost by the API", damage(o).lost === 0, `lost ${damage(o).lost}`),
+    ],
+  },
+  {
+    name: "no-relay-sweep",
+    summary:
+      "The after-commit publish is the only way out: the relays' sweep claims nothing. The broker node every process is connected to is killed (-9) under load and restarted 8 s later.",
+    predicts:
+      "rows committed while the fast path could not publish (in flight on the dead node, or during the reconnect) stay pending forever: orders stuck PENDING.",
+    fault: killFirstNode,
+    settleMs: 45_000,
+    figures: (o) => ({ "rows never published": outboxRows(o, 0), "unfinished orders": damage(o).unfinished }),
+    damage: (_o, f) => [
+      check(
+        "outbox rows left pending > 0",
+        (f["rows never published"] ?? 0) > 0,
+        `${f["rows never published"]} row(s) in status 0 after the settle`,
+      ),
+      check("orders stuck > 0", (f["unfinished orders"] ?? 0) > 0, `unfinished ${f["unfinished orders"]}`),
+    ],
+  },
+  {
+    name: "no-backoff",
+    summary:
+      "Relays count an outage as a refusal and retry every row after a fixed 0.5 s, five times, then fail it (9); no health gate, no probe batch. The whole broker is stopped for 20 s under load.",
+    predicts:
+      "a retry storm: every row written during the outage spends its five attempts in seconds and fails (9); those orders stay unfinished until an operator redrives them.",
+    fault: (ctx) => brokerDown(ctx, 5_000, 20_000),
+    minDurationMs: 45_000,
+    settleMs: 60_000,
+    figures: (o) => {
+      const rows = Object.values(o.audit.outbox.byStatus).reduce((a, b) => a + b, 0);
+      return {
+        "rows failed (9)": outboxRows(o, 9),
+        "attempts per row": rows > 0 ? Math.round((o.audit.outbox.attempts / rows) * 100) / 100 : 0,
+        "unfinished orders": damage(o).unfinished,
+      };
+    },
+    damage: (_o, f) => [
+      check("rows failed (9) > 0", (f["rows failed (9)"] ?? 0) > 0, `${f["rows failed (9)"]} row(s) failed`),
+      check(
+        "attempts per row above one (a healthy run spends one)",
+        (f["attempts per row"] ?? 0) > 1,
+        `${f["attempts per row"]} attempts per row`,
+      ),
+      check("orders stuck > 0", (f["unfinished orders"] ?? 0) > 0, `unfinished ${f["unfinished orders"]}`),
+    ],
+  },
+];

@@ -1,0 +1,58 @@
+// Pitfall no-confirms: the relay's publisher as it is written without publisher confirms. It writes each
+// message on a plain channel and calls it sent as soon as the write returns, so the relay marks the row
+// sent at once. Whatever the broker never received (a link that silently drops bytes, a node that dies
+// with the message in its socket buffer) is gone while the outbox says "sent". It notices only a channel
+// that is already closed. Compare packages/messaging/src/publish-batch.ts, which waits for each confirm.
+import type { ConfirmPublisher, OutgoingMessage, PublishOutcome } from "@orderflow/messaging";
+import type { RelayPublisherFactory } from "@orderflow/outbox";
+import type { Channel } from "amqplib";
+
+export const fireAndForgetPublisher: RelayPublisherFactory = (conn) => {
+  let channel: Channel | undefined;
+  const forget = () => {
+    channel = undefined;
+  };
+  conn.onDisconnect(forget);
+  const current = async (): Promise<Channel | undefined> => {
+    if (channel) return channel;
+    try {
+      const ch = await conn.createChannel();
+      ch.on("close", forget);
+      ch.on("error", () => {});
+      channel = ch;
+      return ch;
+    } catch {
+      return undefined;
+    }
+  };
+  const publishBatch = async (messages: OutgoingMessage[]): Promise<PublishOutcome[]> => {
+    const ch = await current();
+    return messages.map((m): PublishOutcome => {
+      if (!ch) return { status: "unavailable", reason: "no channel" };
+      try {
+        ch.publish(m.exchange, m.routingKey, m.body, m.properties);
+        return { status: "confirmed" };
+      } catch (e) {
+        return { status: "unavailable", reason: (e as Error).message };
+      }
+    });
+  };
+  const publisher: ConfirmPublisher = {
+    publishBatch,
+    async publish(m) {
+      const [o] = await publishBatch([m]);
+      if (o?.status !== "confirmed") throw new Error(o?.reason ?? "not sent");
+    },
+    isConnected: () => conn.health().connected,
+    waitUntilConnected: (timeoutMs) =>
+      conn.ready(timeoutMs).then(
+        () => true,
+        () => false,
+      ),
+    inFlight: () => 0,
+    close: async () => {
+      await channel?.close().catch(() => {});
+    },
+  };
+  return publisher;
+};
