@@ -28,8 +28,28 @@ const ledger: RunLedger = {
 function cleanSnapshot(): Snapshot {
   return {
     orders: new Map([
-      ["o1", { status: "CONFIRMED", total: 3_000, customerId: "t-c", pointsGranted: 30, cancelAcks: [] }],
-      ["o2", { status: "CANCELLED", total: 9_000, customerId: "t-c", pointsGranted: null, cancelAcks: [] }],
+      [
+        "o1",
+        {
+          status: "CONFIRMED",
+          total: 3_000,
+          customerId: "t-c",
+          pointsGranted: 30,
+          cancelAcks: [],
+          reconcileRepairs: 1,
+        },
+      ],
+      [
+        "o2",
+        {
+          status: "CANCELLED",
+          total: 9_000,
+          customerId: "t-c",
+          pointsGranted: null,
+          cancelAcks: [],
+          reconcileRepairs: 0,
+        },
+      ],
     ]),
     orderLines: new Map(),
     reservations: new Map([
@@ -51,7 +71,7 @@ function cleanSnapshot(): Snapshot {
 test("a consistent run has no violations", () => {
   const v = checkLedger(ledger, cleanSnapshot());
   expect(v.violationCount).toBe(0);
-  expect(v.orders).toEqual({ accepted: 2, confirmed: 1, cancelled: 1 });
+  expect(v.orders).toEqual({ accepted: 2, confirmed: 1, cancelled: 1, repaired: 1 });
 });
 
 describe("each kind of damage is found", () => {

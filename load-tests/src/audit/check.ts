@@ -22,7 +22,8 @@ export interface Violations {
 
 export interface Verdict {
   ok: boolean;
-  orders: { accepted: number; confirmed: number; cancelled: number };
+  /** repaired: orders reconciliation re-sent something for (at least once). */
+  orders: { accepted: number; confirmed: number; cancelled: number; repaired: number };
   /** The run's outbox rows across the three services: how many in each status, and every attempt spent. */
   outbox: { byStatus: Record<string, number>; attempts: number };
   violations: Violations;
@@ -44,6 +45,7 @@ export function checkLedger(ledger: RunLedger, snap: Snapshot): Verdict {
   const expectedPoints = new Map<string, number>();
   let confirmed = 0;
   let cancelled = 0;
+  let repaired = 0;
 
   for (const o of ledger.orders) {
     const row = snap.orders.get(o.orderId);
@@ -51,6 +53,7 @@ export function checkLedger(ledger: RunLedger, snap: Snapshot): Verdict {
       v.lost.push(o.orderId);
       continue;
     }
+    if (row.reconcileRepairs > 0) repaired++;
     const reservation = snap.reservations.get(o.orderId);
     const grant = snap.grants.get(o.orderId);
     if (row.status === "CONFIRMED") {
@@ -141,7 +144,7 @@ export function checkLedger(ledger: RunLedger, snap: Snapshot): Verdict {
     v.points.length;
   return {
     ok: violationCount === 0,
-    orders: { accepted: ledger.orders.length, confirmed, cancelled },
+    orders: { accepted: ledger.orders.length, confirmed, cancelled, repaired },
     outbox,
     violations: v,
     violationCount,

@@ -7,7 +7,15 @@ import type { RunLedger } from "./ledger.ts";
 export interface Snapshot {
   orders: Map<
     string,
-    { status: string; total: number; customerId: string; pointsGranted: number | null; cancelAcks: string[] }
+    {
+      status: string;
+      total: number;
+      customerId: string;
+      pointsGranted: number | null;
+      cancelAcks: string[];
+      /** How many times reconciliation re-sent something for this order. */
+      reconcileRepairs: number;
+    }
   >;
   orderLines: Map<string, { sku: string; quantity: number }[]>;
   reservations: Map<string, { status: string; lines: { sku: string; quantity: number }[] }>;
@@ -41,7 +49,8 @@ export async function takeSnapshot(s: Stack, ledger: RunLedger): Promise<Snapsho
 
   const order = await withDb(s, "order", async (c) => {
     const o = await c.query(
-      `SELECT id, status, total, customer_id, points_granted, cancel_acks FROM orders WHERE customer_id LIKE $1`,
+      `SELECT id, status, total, customer_id, points_granted, cancel_acks, reconcile_repairs
+         FROM orders WHERE customer_id LIKE $1`,
       [like],
     );
     const l = await c.query(
@@ -82,6 +91,7 @@ export async function takeSnapshot(s: Stack, ledger: RunLedger): Promise<Snapsho
           customerId: o.customer_id,
           pointsGranted: o.points_granted,
           cancelAcks: o.cancel_acks,
+          reconcileRepairs: o.reconcile_repairs,
         },
       ]),
     ),
