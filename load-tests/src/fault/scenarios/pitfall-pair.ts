@@ -31,6 +31,11 @@ export interface Pitfall {
   cleanup?: Scenario["cleanup"];
   minDurationMs?: number;
   settleMs?: number;
+  /**
+   * How long the pitfall's audit waits, when its damage never heals (rows failed, messages gone): long
+   * enough to show it stays, shorter than the pair's, which needs the time to recover. Default: settleMs.
+   */
+  pitfallSettleMs?: number;
   /** The damage in the pitfall's own terms (ghost units, rows failed, laps of a cycle...), in both runs. */
   figures: (o: Outcome) => Figures;
   damage: (o: Outcome, f: Figures) => Checks;
@@ -67,6 +72,7 @@ export function pair(p: Pitfall): [Scenario, Scenario] {
       apps: async (s, facts) =>
         labVariant({ pitfall: p.name, ...trigger }, { ...(await p.env?.(s, facts)), ...p.pitfallEnv }),
       ...common,
+      ...(p.pitfallSettleMs ? { settleMs: p.pitfallSettleMs } : {}),
       expect: (o) => expectDamage(p.damage(o, p.figures(o))),
     },
     {

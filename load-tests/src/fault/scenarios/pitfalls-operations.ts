@@ -93,6 +93,8 @@ export const OPERATIONS_PITFALLS: Pitfall[] = [
     // The lab's time scale for the job: in production it runs every minute for orders 5 minutes stale.
     env: () => ({ RECONCILE_INTERVAL_MS: "5000", RECONCILE_STALE_AFTER_MS: "10000" }),
     settleMs: 45_000,
+    // Three reconciliation periods past the staleness: the pair has repaired everything by then.
+    pitfallSettleMs: 30_000,
     figures: (o) => ({
       "messages parked": damage(o).parked,
       "unfinished orders": damage(o).unfinished,

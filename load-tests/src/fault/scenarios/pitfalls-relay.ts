@@ -37,6 +37,7 @@ export const RELAY_PITFALLS: Pitfall[] = [
     cleanup: closeProxies,
     minDurationMs: 25_000,
     settleMs: 90_000,
+    pitfallSettleMs: 30_000,
     figures: (o) => ({
       'rows "sent", never answered': outboxRows(o, 1),
       "unfinished orders": damage(o).unfinished,
@@ -59,6 +60,7 @@ export const RELAY_PITFALLS: Pitfall[] = [
       "rows committed while the fast path could not publish (in flight on the dead node, or during the reconnect) stay pending forever: orders stuck PENDING.",
     fault: killFirstNode,
     settleMs: 45_000,
+    pitfallSettleMs: 30_000,
     figures: (o) => ({ "rows never published": outboxRows(o, 0), "unfinished orders": damage(o).unfinished }),
     damage: (_o, f) => [
       check(
@@ -78,6 +80,7 @@ export const RELAY_PITFALLS: Pitfall[] = [
     fault: (ctx) => brokerDown(ctx, 5_000, 20_000),
     minDurationMs: 45_000,
     settleMs: 60_000,
+    pitfallSettleMs: 30_000,
     figures: (o) => {
       const rows = Object.values(o.audit.outbox.byStatus).reduce((a, b) => a + b, 0);
       return {
