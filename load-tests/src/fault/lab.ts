@@ -3,7 +3,7 @@
 import path from "node:path";
 import type { Stack } from "@orderflow/infra";
 import { type LabOptions, runScenario, type ScenarioRun } from "./run-scenario.ts";
-import { findScenario, SCENARIOS, selectScenarios } from "./scenarios/index.ts";
+import { selectScenarios } from "./scenarios/index.ts";
 import { writeLabSummary } from "./summary.ts";
 
 export const faultReportsDir = (reportsDir: string) => path.join(reportsDir, "fault");

@@ -9,7 +9,7 @@ export const cycleDeadLetters = (own: Settle): Settle => ({
   ...own,
   park: (d, reason, detail) => {
     const p = d.msg.properties;
-    const attempt = Number((p.headers ?? {})[ATTEMPT_HEADER] ?? 0) + 1;
+    const attempt = Number(p.headers?.[ATTEMPT_HEADER] ?? 0) + 1;
     return own.retry(d, {
       type: String(p.type ?? ""),
       messageId: String(p.messageId ?? ""),

@@ -4,7 +4,6 @@
 export type { Delivery, RetryPlan, Settle } from "./consumer-types.ts";
 
 import type { AckMode, Delivery, Outcome, Settle } from "./consumer-types.ts";
-import type { ParkReason } from "./inbound.ts";
 import type { ConfirmPublisher } from "./publisher-types.ts";
 import { parkTo, retryTo } from "./republish.ts";
 

@@ -7,7 +7,7 @@ import { absorbedCounters } from "../../audit/audit.ts";
 import { check, damage } from "../expectations.ts";
 import type { FaultContext } from "../scenario.ts";
 import type { Pitfall } from "./pitfall-pair.ts";
-import { publishPoison } from "./poison-messages.ts";
+import { injectPoison } from "./poison-messages.ts";
 
 const HISTORY_ROWS = 100_000;
 const HISTORY = "lab-history";
@@ -182,12 +182,7 @@ export const OPERATIONS_PITFALLS: Pitfall[] = [
       "No parking lot: a message that can never succeed is dead-lettered to the 1 s retry queue, which dead-letters it back to the work queue. Malformed and unknown messages are published into the work queues under load.",
     predicts:
       "the poison is never parked and goes round for ever (laps still counted after the audit); nothing says so but the load it costs.",
-    fault: async (ctx) => {
-      await ctx.sleep(ctx.durationMs * 0.3);
-      ctx.mark("fault injected: poison published");
-      ctx.facts.poisonPublished = await publishPoison(ctx.stack, `cycle-${Date.now().toString(36)}`);
-      ctx.mark("fault healed: (nothing to heal)");
-    },
+    fault: injectPoison,
     cleanup: lapsThenDrain,
     figures: (o) => ({
       "poison published": Number(o.facts.poisonPublished ?? 0),

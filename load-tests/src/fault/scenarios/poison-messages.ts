@@ -3,7 +3,7 @@
 import { amqpUrls, type Stack } from "@orderflow/infra";
 import amqp from "amqplib";
 import { check, expectNoDamage } from "../expectations.ts";
-import type { Scenario } from "../scenario.ts";
+import type { FaultContext, Scenario } from "../scenario.ts";
 
 interface Poison {
   reason: string;
@@ -29,7 +29,7 @@ const poisons = (tag: string): Poison[] => [
 const QUEUES = ["inventory.order-events", "points.order-events"];
 
 /** Publishes the four poisons into both work queues as the broker admin; returns how many. */
-export async function publishPoison(s: Stack, tag: string): Promise<number> {
+async function publishPoison(s: Stack, tag: string): Promise<number> {
   const conn = await amqp.connect(amqpUrls(s, "admin")[0] as string);
   try {
     const ch = await conn.createConfirmChannel();
@@ -50,17 +50,20 @@ export async function publishPoison(s: Stack, tag: string): Promise<number> {
   }
 }
 
+/** The fault script: 30% into the load, the poison into both work queues (facts.poisonPublished). */
+export async function injectPoison(ctx: FaultContext): Promise<void> {
+  await ctx.sleep(ctx.durationMs * 0.3);
+  ctx.mark("fault injected: poison published");
+  ctx.facts.poisonPublished = await publishPoison(ctx.stack, `poison-${Date.now().toString(36)}`);
+  ctx.mark("fault healed: (nothing to heal)");
+}
+
 export const poisonMessages: Scenario = {
   name: "poison-messages",
   kind: "normal",
   summary:
     "Malformed JSON, unknown type, future version and missing message id published into the work queues.",
-  fault: async (ctx) => {
-    await ctx.sleep(ctx.durationMs * 0.3);
-    ctx.mark("fault injected: poison published");
-    ctx.facts.poisonPublished = await publishPoison(ctx.stack, `poison-${Date.now().toString(36)}`);
-    ctx.mark("fault healed: (nothing to heal)");
-  },
+  fault: injectPoison,
   expect: (o) => {
     const published = Number(o.facts.poisonPublished ?? 0);
     return expectNoDamage(
