@@ -4,12 +4,18 @@ import { labEnvVariables, readLabEnv } from "../src/lab/env.ts";
 import { LAB_PITFALLS } from "../src/lab/pitfalls.ts";
 
 test("no lab variables means every protection on", () => {
-  expect(readLabEnv({})).toEqual({ pitfall: undefined, rollbackRate: 0 });
+  expect(readLabEnv({})).toEqual({ pitfall: undefined, rollbackRate: 0, failShare: 0 });
 });
 
 test("an unknown pitfall is refused with the list of known ones", () => {
   expect(() => readLabEnv({ ORDERFLOW_LAB_PITFALL: "no-outbox" })).toThrow(
     `ORDERFLOW_LAB_PITFALL must be one of ${LAB_PITFALLS.join(", ")}, got "no-outbox"`,
+  );
+});
+
+test("a share of failing first deliveries outside 0..1 is refused", () => {
+  expect(() => readLabEnv({ ORDERFLOW_LAB_FAIL_SHARE: "-0.1" })).toThrow(
+    `ORDERFLOW_LAB_FAIL_SHARE must be a number 0-1, got "-0.1"`,
   );
 });
 
@@ -24,8 +30,9 @@ test("a rollback rate outside 0..1 is refused", () => {
 
 test("a lab configuration survives the trip through the variables", () => {
   for (const pitfall of LAB_PITFALLS)
-    expect(readLabEnv(labEnvVariables({ pitfall, rollbackRate: 0.1 }))).toEqual({
+    expect(readLabEnv(labEnvVariables({ pitfall, rollbackRate: 0.1, failShare: 0.05 }))).toEqual({
       pitfall,
       rollbackRate: 0.1,
+      failShare: 0.05,
     });
 });

@@ -4,12 +4,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
+import { LAB_PITFALLS } from "../src/lab/pitfalls.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 // Comments may say that the fault lab composes a service through its seams; code may not carry a
 // pitfall, a naive variant or a lab switch.
-const LAB_WORDS =
-  /pitfall|naive|ORDERFLOW_LAB|\blab[A-Z]\w*|\bLab[A-Z]\w*|\blab\s*[:?=]|\.lab\b|publish-before-commit|dedup-by-business-id|no-claim-cas|no-consumer-dedup|auto-ack/;
+const LAB_WORDS = new RegExp(
+  [
+    "pitfall|naive|ORDERFLOW_LAB|\\blab[A-Z]\\w*|\\bLab[A-Z]\\w*|\\blab\\s*[:?=]|\\.lab\\b",
+    ...LAB_PITFALLS,
+  ].join("|"),
+);
 
 function sourceFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];

@@ -1,4 +1,7 @@
 // `pnpm fault` takes groups beside scenario names: "pitfalls" runs each pitfall followed by its pair.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { SCENARIOS, selectScenarios } from "../src/fault/scenarios/index.ts";
 import { LAB_PITFALLS } from "../src/lab/pitfalls.ts";
@@ -38,5 +41,16 @@ describe("damage figures in the table", () => {
     );
     expect(fmtDamage(null)).toBe("—");
     expect(fmtDamage({})).toBe("—");
+  });
+});
+
+describe("the pitfalls' docs", () => {
+  const docs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/faults");
+  test("every pitfall has its page, and the fault lab's index links it", () => {
+    const index = fs.readFileSync(path.join(docs, "README.md"), "utf8");
+    for (const p of LAB_PITFALLS) {
+      expect(fs.existsSync(path.join(docs, `${p}.md`)), `docs/faults/${p}.md`).toBe(true);
+      expect(index).toContain(`](${p}.md)`);
+    }
   });
 });

@@ -2,7 +2,7 @@
 // forwarding without closing anything (a partition as the client sees it). Heartbeats notice, the
 // connection is dropped and re-established; unacked deliveries come back and the inbox dedups them.
 import { amqpUrls, type ServiceName, type Stack } from "@orderflow/infra";
-import { type BlackholeProxy, startBlackholeProxy } from "../../blackhole-proxy.ts";
+import { type BlackholeMode, type BlackholeProxy, startBlackholeProxy } from "../../blackhole-proxy.ts";
 import { expectNoDamage } from "../expectations.ts";
 import type { FaultContext, Scenario } from "../scenario.ts";
 
@@ -27,9 +27,14 @@ export async function proxiedBrokerUrls(
   return { [`${svc.toUpperCase()}_AMQP_URLS`]: urls.join(",") };
 }
 
-/** Every proxy drops what it gets for `ms`, then forwards again; returns the bytes dropped. */
-export async function blackholeFor(ctx: FaultContext, ms: number, what: string): Promise<number> {
-  for (const p of proxiesOf(ctx.facts)) p.blackhole("drop");
+/** Every proxy blackholes (drops, or holds) what it gets for `ms`, then forwards again; returns the bytes dropped. */
+export async function blackholeFor(
+  ctx: FaultContext,
+  ms: number,
+  what: string,
+  mode: BlackholeMode = "drop",
+): Promise<number> {
+  for (const p of proxiesOf(ctx.facts)) p.blackhole(mode);
   ctx.mark(`fault injected: ${what} blackholed`);
   await ctx.sleep(ms);
   const dropped = proxiesOf(ctx.facts).reduce((a, p) => a + p.droppedBytes, 0);

@@ -26,16 +26,18 @@ export const RELAY_PITFALLS: Pitfall[] = [
   {
     name: "no-confirms",
     summary:
-      "Relays publish on a plain channel and mark each row sent as soon as the write returns (no publisher confirms). The order service's broker link silently drops bytes for 10 s.",
+      "Relays publish on a plain channel and mark each row sent as soon as the write returns (no publisher confirms). The order service's broker link is partitioned for 30 s (the proxies stop forwarding; both ends' heartbeats declare the connection dead).",
     predicts:
       'orders stuck PENDING while their order.created rows say "sent": the broker never had the messages.',
     env: (s, facts) => proxiedBrokerUrls(s, "order", facts),
+    // "hold", not "drop": a partition as TCP has it. Nothing is lost in transit while the connection
+    // lives; what dies with the connection (the unconfirmed writes) is lost, and only confirms know it.
     fault: async (ctx) => {
-      await ctx.sleep(ctx.durationMs * 0.25);
-      ctx.facts.droppedBytes = await blackholeFor(ctx, 10_000, "the order service's broker link");
+      await ctx.sleep(ctx.durationMs * 0.2);
+      await blackholeFor(ctx, 30_000, "the order service's broker link", "hold");
     },
     cleanup: closeProxies,
-    minDurationMs: 25_000,
+    minDurationMs: 45_000,
     settleMs: 90_000,
     pitfallSettleMs: 30_000,
     figures: (o) => ({
