@@ -60,6 +60,7 @@ function fakeVerdict(): AuditVerdict {
   return {
     passed: true,
     duplicateRate: 0.0042,
+    damage: { "rows failed (9)": 453, "attempts per row": 3.71 },
     orders: { accepted: 600, lost: 0, duplicatedEffects: 0, unexpectedEffects: 0 },
     outbox: { stuckPending: 0, stuckSent: 0 },
     absorbed: { duplicateDeliveries: 3, redeliveries: 5, retries: 2, reconciliationRepairs: 0 },

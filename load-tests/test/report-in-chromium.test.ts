@@ -88,6 +88,14 @@ describe("the HTML report", () => {
     expect(thresholdRows).toHaveLength(3);
     expect(thresholdRows.find((r) => r.includes("dropped_iterations"))).toContain("FAIL");
     expect(await page.textContent("#audit")).toContain('"duplicateRate": 0.0042');
+    // A pitfall's damage in its own terms, one row per figure.
+    const damage = await page.$$eval("#damage tr", (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)),
+    );
+    expect(damage).toEqual([
+      ["rows failed (9)", "453"],
+      ["attempts per row", "3.71"],
+    ]);
     const cards = (await page.textContent("#cards")) ?? "";
     expect(cards).toContain("0.420%");
     expect(cards).toMatch(/recovery \(healed → backlog drained\)\s*1\.\d\d s/);
@@ -125,6 +133,11 @@ describe("the HTML report", () => {
     expect(rows).toHaveLength(3);
     expect(rows[0]?.slice(0, 3)).toEqual(["steady", "pass", "pass"]);
     expect(rows[2]?.[2]).toBe("FAIL");
+    expect(rows.map((r) => r.at(-1))).toEqual([
+      "—",
+      "rows failed (9) 453, attempts per row 3.71",
+      "rows failed (9) 453, attempts per row 3.71",
+    ]);
     expect(await page.textContent("h1")).toContain("FAILURES");
     expect(fetched).toEqual([]);
     await page.screenshot({ path: path.join(outDir, "summary.png"), fullPage: true });

@@ -92,10 +92,13 @@ export function jsonBlock(value: unknown): string {
   return `<pre class="json">${coloured}</pre>`;
 }
 
+/** One damage figure: a count, or a ratio with two digits; negative means "not measured". */
+export const fmtDamageValue = (v: number): string => (v < 0 ? "n/a" : fmtNum(v, Number.isInteger(v) ? 0 : 2));
+
 /** Damage figures in their own terms on one line: "ghost units 12, SKUs over-reserved 3"; "—" when none. */
 export function fmtDamage(d: Record<string, number> | null | undefined): string {
   if (!d || Object.keys(d).length === 0) return "—";
   return Object.entries(d)
-    .map(([k, v]) => `${k} ${v < 0 ? "n/a" : fmtNum(v, Number.isInteger(v) ? 0 : 2)}`)
+    .map(([k, v]) => `${k} ${fmtDamageValue(v)}`)
     .join(", ");
 }

@@ -10,7 +10,7 @@ import {
   type ExtraSeries,
   faultWindows,
 } from "./derive.ts";
-import { esc, fmtDamage, fmtMs, fmtNum, fmtPct, fmtUs, jsonBlock, page } from "./html.ts";
+import { esc, fmtDamageValue, fmtMs, fmtNum, fmtPct, fmtUs, jsonBlock, page } from "./html.ts";
 import { type ChartMarker, type ChartSeries, lineChart } from "./svg-chart.ts";
 
 export interface ReportInput {
@@ -243,10 +243,7 @@ export function renderReport(input: ReportInput): string {
     card("audit", verdictBadge(f.auditPassed)),
   ].join("");
   const damageRows = Object.entries(f.damage ?? {})
-    .map(
-      ([k, v]) =>
-        `<tr><td>${esc(k)}</td><td class="num">${esc(fmtDamage({ [k]: v }).slice(k.length + 1))}</td></tr>`,
-    )
+    .map(([k, v]) => `<tr><td>${esc(k)}</td><td class="num">${esc(fmtDamageValue(v))}</td></tr>`)
     .join("");
   const damage = f.damage
     ? `<h2>Damage, in this scenario's own terms</h2><table id="damage"><tbody>${damageRows}</tbody></table>`
