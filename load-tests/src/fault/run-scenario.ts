@@ -42,10 +42,11 @@ export interface ScenarioRun {
   damage: Record<string, number> | null;
 }
 
-const serviceUrls = (s: Stack) =>
+export const serviceUrls = (s: Stack) =>
   (["order", "inventory", "points"] as const).map((svc) => `http://127.0.0.1:${s.layout.servicePorts[svc]}`);
 
-async function parkingCounts(s: Stack): Promise<Record<string, number>> {
+/** Messages in each parking lot now. */
+export async function parkingCounts(s: Stack): Promise<Record<string, number>> {
   const qs = await listQueues(s.rabbit);
   return Object.fromEntries(qs.filter((q) => q.name.endsWith(".parking")).map((q) => [q.name, q.messages]));
 }

@@ -9,21 +9,30 @@ import type { Channel } from "amqplib";
 
 export const fireAndForgetPublisher: RelayPublisherFactory = (conn) => {
   let channel: Channel | undefined;
-  const forget = () => {
+  let opening: Promise<Channel | undefined> | undefined;
+  conn.onDisconnect(() => {
     channel = undefined;
-  };
-  conn.onDisconnect(forget);
-  const current = async (): Promise<Channel | undefined> => {
-    if (channel) return channel;
+  });
+  const open = async (): Promise<Channel | undefined> => {
     try {
       const ch = await conn.createChannel();
-      ch.on("close", forget);
+      ch.on("close", () => {
+        if (channel === ch) channel = undefined;
+      });
       ch.on("error", () => {});
       channel = ch;
       return ch;
     } catch {
       return undefined;
+    } finally {
+      opening = undefined;
     }
+  };
+  // One channel at a time, however many batches ask for it while it opens.
+  const current = (): Promise<Channel | undefined> => {
+    if (channel) return Promise.resolve(channel);
+    opening ??= open();
+    return opening;
   };
   const publishBatch = async (messages: OutgoingMessage[]): Promise<PublishOutcome[]> => {
     const ch = await current();

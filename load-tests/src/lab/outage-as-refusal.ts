@@ -22,8 +22,8 @@ export const outageAsRefusalPublisher: RelayPublisherFactory = (conn, opts) => {
   };
 };
 
-/** A fixed half second between tries, five tries: no growth, no jitter. */
+/** A fixed half second between tries, five tries (four delays, then failed): no growth, no jitter. */
 export const NO_BACKOFF: Partial<RelayConfig> = {
-  backoffMs: [500, 500, 500, 500, 500],
+  backoffMs: [500, 500, 500, 500],
   backoffJitter: 0,
 };

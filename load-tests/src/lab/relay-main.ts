@@ -1,10 +1,15 @@
 // An outbox relay process as the fault lab runs it: the relay's own process with the lab's relay parts.
+import { createLogger } from "@orderflow/logging";
 import { readOutboxEnv, runRelayProcess } from "@orderflow/outbox";
 import { readLabEnv } from "./env.ts";
 import { commonLabParts } from "./parts.ts";
+import { warnLabOn } from "./warn.ts";
 
-const parts = commonLabParts(readLabEnv());
-runRelayProcess(readOutboxEnv(), {
+const env = readOutboxEnv();
+const lab = readLabEnv();
+warnLabOn(createLogger({ name: "outbox-relay", level: env.logLevel }), lab);
+const parts = commonLabParts(lab);
+runRelayProcess(env, {
   ...(parts.claim ? { claim: parts.claim } : {}),
   ...(parts.relayPublisher ? { publisher: parts.relayPublisher } : {}),
   ...(parts.relay ? { config: parts.relay } : {}),
