@@ -76,7 +76,7 @@ export const RELAY_PITFALLS: Pitfall[] = [
   {
     name: "no-backoff",
     summary:
-      "Relays count an outage as a refusal and retry every row after a fixed 0.5 s, five times, then fail it (9); no health gate, no probe batch. The whole broker is stopped for 20 s under load.",
+      "Relays count an outage as a refusal and try every row five times, a fixed 0.5 s apart, then fail it (9); no health gate, no probe batch. The whole broker is stopped for 20 s under load.",
     predicts:
       "a retry storm: every row written during the outage spends its five attempts in seconds and fails (9); those orders stay unfinished until an operator redrives them.",
     fault: (ctx) => brokerDown(ctx, 5_000, 20_000),
