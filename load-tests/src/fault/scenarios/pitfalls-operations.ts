@@ -14,7 +14,7 @@ const HISTORY_ROWS = 100_000;
 const HISTORY = "lab-history";
 
 async function withOrderDb<T>(s: Stack, fn: (c: pg.Pool) => Promise<T>): Promise<T> {
-  // One connection: the claim probe's BEGIN ... ROLLBACK must run on one session.
+  // One connection is all the lab needs (the claim probe holds it for its BEGIN ... ROLLBACK).
   const pool = new pg.Pool({ connectionString: adminUrl(s.pg, databaseName("order")), max: 1 });
   try {
     return await fn(pool);
