@@ -5,7 +5,7 @@ import { check, damage } from "../expectations.ts";
 import type { FaultContext } from "../scenario.ts";
 import { brokerDown } from "./broker-outage.ts";
 import { blackholeFor, closeProxies, proxiedBrokerUrls } from "./network-blackhole.ts";
-import { outboxRows, type Pitfall } from "./pitfall-pair.ts";
+import { type Figures, outboxRows, type Pitfall } from "./pitfall-pair.ts";
 
 /**
  * kill -9 of the node every process connects to first (the first URL of each list), restarted 8 s later:
@@ -21,6 +21,10 @@ async function killFirstNode(ctx: FaultContext): Promise<void> {
   await startBrokerNode(node, ctx.stack);
   ctx.mark("fault healed: node restarted", { node });
 }
+
+/** The damage all three end in: orders that never reach a final state. */
+const ordersStuck = (f: Figures) =>
+  check("orders stuck > 0", (f["unfinished orders"] ?? 0) > 0, `unfinished ${f["unfinished orders"]}`);
 
 export const RELAY_PITFALLS: Pitfall[] = [
   {
@@ -50,14 +54,14 @@ export const RELAY_PITFALLS: Pitfall[] = [
         (f['rows "sent", never answered'] ?? 0) > 0,
         `${f['rows "sent", never answered']} row(s) in status 1 after the settle`,
       ),
-      check("orders stuck > 0", (f["unfinished orders"] ?? 0) > 0, `unfinished ${f["unfinished orders"]}`),
+      ordersStuck(f),
       check("no accepted order lost by the API", damage(o).lost === 0, `lost ${damage(o).lost}`),
     ],
   },
   {
     name: "no-relay-sweep",
     summary:
-      "The after-commit publish is the only way out: the relays' sweep claims nothing. The broker node every process is connected to is killed (-9) under load and restarted 8 s later.",
+      "Only the publish right after the commit remains: the relays' sweep takes only rows committed in the last 2 s, with no fallback for older ones. The broker node every process is connected to is killed (-9) under load and restarted 8 s later.",
     predicts:
       "rows committed while the fast path could not publish (in flight on the dead node, or during the reconnect) stay pending forever: orders stuck PENDING.",
     fault: killFirstNode,
@@ -70,7 +74,7 @@ export const RELAY_PITFALLS: Pitfall[] = [
         (f["rows never published"] ?? 0) > 0,
         `${f["rows never published"]} row(s) in status 0 after the settle`,
       ),
-      check("orders stuck > 0", (f["unfinished orders"] ?? 0) > 0, `unfinished ${f["unfinished orders"]}`),
+      ordersStuck(f),
     ],
   },
   {
@@ -98,7 +102,7 @@ export const RELAY_PITFALLS: Pitfall[] = [
         (f["attempts per row"] ?? 0) > 1,
         `${f["attempts per row"]} attempts per row`,
       ),
-      check("orders stuck > 0", (f["unfinished orders"] ?? 0) > 0, `unfinished ${f["unfinished orders"]}`),
+      ordersStuck(f),
     ],
   },
 ];
