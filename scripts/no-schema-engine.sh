@@ -1,6 +1,7 @@
 #!/bin/sh
 # Stands in for Prisma's native schema engine, which these machines cannot download. It fails loudly:
-# an empty stub exiting 0 would make `prisma migrate deploy` silently do nothing. Apply migrations with
-# each service's `migrate` script (applyMigrations from @orderflow/db) instead.
-echo "prisma schema engine is not available offline: run the service's migrate script" >&2
+# an empty stub exiting 0 would make `prisma migrate deploy` silently do nothing. Offline, make a
+# migration with `pnpm db:new <service> <name>` and check them with `pnpm db:check`; the services apply
+# their migrations themselves at start-up.
+echo "prisma schema engine is not available offline: use pnpm db:new / pnpm db:check (README, Changing a schema)" >&2
 exit 1

@@ -7,6 +7,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 pnpm --silent typecheck
 pnpm --silent lint
 pnpm --silent stack up
+# Each service's migrations must produce its Prisma schema (replayed on scratch databases).
+pnpm --silent db:check
 report=reports/vitest-results.json
 rm -f "$report"
 status=0

@@ -5,7 +5,6 @@
 //  - broker: each publish's confirm awaited before the next (the seed's way) against a window of 500.
 //  The relay's own batching (one claim and one mark-sent per batch) is the relay section's ratio.
 import { amqpUrls } from "@orderflow/infra";
-import { serviceMigrationDirs } from "@orderflow/service-runtime";
 import { publishWindowed } from "./ceilings.ts";
 import { closedLoop } from "./closed-loop.ts";
 import { createScratchDb } from "./scratch-db.ts";
@@ -23,12 +22,7 @@ export const batchingSection: Section = {
     const repeats = ctx.quick ? 2 : 3;
     const rows: TableRow[] = [];
     const data: Record<string, unknown> = { batch: BATCH, messages };
-    const db = await createScratchDb(
-      ctx.stack,
-      "batching",
-      serviceMigrationDirs(serviceMigrations("inventory")),
-      10,
-    );
+    const db = await createScratchDb(ctx.stack, "batching", [serviceMigrations("inventory")], 10);
     const prisma = inventoryShape.prisma(db.url, 10);
     try {
       await inventoryShape.seed(db.pool);

@@ -4,7 +4,6 @@
 //  - PostgreSQL alone: the order service's transaction (order + lines + history + key + outbox row) as
 //    raw SQL over 16 connections.
 import { amqpUrls } from "@orderflow/infra";
-import { serviceMigrationDirs } from "@orderflow/service-runtime";
 import amqp from "amqplib";
 import { closedLoop } from "./closed-loop.ts";
 import { createScratchDb } from "./scratch-db.ts";
@@ -75,12 +74,7 @@ export const ceilingsSection: Section = {
     } finally {
       await q.delete();
     }
-    const db = await createScratchDb(
-      ctx.stack,
-      "ceiling",
-      serviceMigrationDirs(serviceMigrations("order")),
-      PG_CONNECTIONS,
-    );
+    const db = await createScratchDb(ctx.stack, "ceiling", [serviceMigrations("order")], PG_CONNECTIONS);
     const pgRates: number[] = [];
     try {
       const run = orderShape.raw(db.pool);

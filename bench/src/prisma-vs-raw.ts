@@ -1,6 +1,5 @@
 // Priority 3: each service's hot write transaction through Prisma's interactive transaction against the
 // same statements over pg BEGIN/COMMIT, same database, same pool size, same concurrency, alternating.
-import { serviceMigrationDirs } from "@orderflow/service-runtime";
 import { closedLoop } from "./closed-loop.ts";
 import { cpuSeconds, postgresRoots } from "./cpu.ts";
 import { createScratchDb } from "./scratch-db.ts";
@@ -23,7 +22,7 @@ export const prismaSection: Section = {
       const db = await createScratchDb(
         ctx.stack,
         `tx_${shape.service}`,
-        serviceMigrationDirs(serviceMigrations(shape.service)),
+        [serviceMigrations(shape.service)],
         POOL,
       );
       const prisma = shape.prisma(db.url, POOL);

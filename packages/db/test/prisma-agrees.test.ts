@@ -1,13 +1,21 @@
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
 import path from "node:path";
 import { adminUrl, openStack } from "@orderflow/infra";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { migrationList, noFilters, openPrismaEngine } from "../schema-tools/schema-engine.ts";
 import { applyMigrations } from "../src/index.ts";
-import { migrationList, noFilters, openPrismaEngine } from "./prisma-schema-engine.ts";
 
 const stack = openStack();
-const OUTBOX_MIGRATIONS = path.join(new URL("../../outbox/prisma/migrations", import.meta.url).pathname);
+// A whole service folder: its own migrations interleaved with the copies of the outbox and inbox ones.
+const ORDER_MIGRATIONS = path.join(
+  new URL("../../../services/order/prisma/migrations", import.meta.url).pathname,
+);
+const NAMES = fs
+  .readdirSync(ORDER_MIGRATIONS)
+  .filter((d) => /^\d{14}_/.test(d))
+  .sort();
 const created: string[] = [];
 
 async function freshDb(): Promise<string> {
@@ -30,10 +38,11 @@ afterAll(async () => {
 describe("our offline runner and Prisma's schema engine share one migration history", () => {
   it("after applyMigrations, Prisma's engine sees every migration applied, none edited, and applies nothing", async () => {
     const url = await freshDb();
-    const ours = await applyMigrations({ databaseUrl: url, migrationsDirs: [OUTBOX_MIGRATIONS] });
-    expect(ours.applied).toEqual(["20261130000000_outbox"]);
+    const ours = await applyMigrations({ databaseUrl: url, migrationsDirs: [ORDER_MIGRATIONS] });
+    expect(ours.applied).toEqual(NAMES);
+    expect(NAMES.length).toBeGreaterThan(4);
     const engine = await openPrismaEngine(url);
-    const migrationsList = migrationList(OUTBOX_MIGRATIONS);
+    const migrationsList = migrationList(ORDER_MIGRATIONS);
     const diagnosis = await engine.diagnoseMigrationHistory({
       migrationsList,
       optInToShadowDatabase: false,
@@ -46,6 +55,7 @@ describe("our offline runner and Prisma's schema engine share one migration hist
       history: null,
     });
     const theirs = await engine.applyMigrations({ migrationsList, filters: noFilters });
+    await engine.close();
     expect(theirs.appliedMigrationNames).toEqual([]);
   });
 
@@ -53,11 +63,12 @@ describe("our offline runner and Prisma's schema engine share one migration hist
     const url = await freshDb();
     const engine = await openPrismaEngine(url);
     const theirs = await engine.applyMigrations({
-      migrationsList: migrationList(OUTBOX_MIGRATIONS),
+      migrationsList: migrationList(ORDER_MIGRATIONS),
       filters: noFilters,
     });
-    expect(theirs.appliedMigrationNames).toEqual(["20261130000000_outbox"]);
-    const ours = await applyMigrations({ databaseUrl: url, migrationsDirs: [OUTBOX_MIGRATIONS] });
-    expect(ours).toEqual({ applied: [], alreadyApplied: ["20261130000000_outbox"], modified: [] });
+    await engine.close();
+    expect(theirs.appliedMigrationNames).toEqual(NAMES);
+    const ours = await applyMigrations({ databaseUrl: url, migrationsDirs: [ORDER_MIGRATIONS] });
+    expect(ours).toEqual({ applied: [], alreadyApplied: NAMES, modified: [] });
   });
 });

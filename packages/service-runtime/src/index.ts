@@ -7,7 +7,7 @@ export {
   readEffectsPage,
 } from "./effects-page.ts";
 export { type CommonEnv, type RawEnv, readCommonEnv } from "./env-parse.ts";
-export { migrateService, serviceMigrationDirs } from "./migrations.ts";
+export { migrateService } from "./migrations.ts";
 export type { Enqueue, ServiceParts, Step, StepContext, Subscriptions } from "./parts.ts";
 export { type PrismaClientLike, prismaDatabase } from "./prisma-database.ts";
 export { main, runService, type ServiceDefinition } from "./run-service.ts";

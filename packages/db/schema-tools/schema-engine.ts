@@ -1,10 +1,12 @@
-// Prisma's own schema engine (the WebAssembly build, driven through adapter-pg) as a test oracle: it
-// must read the history our offline runner writes exactly as it reads its own.
+// Prisma's own schema engine, the WebAssembly build shipped on npm, driven through adapter-pg. The native
+// engine Prisma's CLI downloads cannot be reached from these machines; this one makes and checks
+// migrations offline (db:new, db:check) and is the oracle of the runner's tests.
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+import { CharMarkingPool, withCharColumns } from "./char-columns.ts";
 
 export interface MigrationList {
   baseDir: string;
@@ -18,7 +20,24 @@ export interface MigrationList {
 
 const FILTERS = { externalTables: [] as string[], externalEnums: [] as string[] };
 
+export interface SchemaFile {
+  path: string;
+  content: string;
+}
+
+export type DiffTarget =
+  | { tag: "schemaDatasource"; files: SchemaFile[]; configDir: string }
+  | { tag: "schemaDatamodel"; files: SchemaFile[] };
+
 export interface PrismaEngine {
+  /** With `script`, `stdout` is the SQL that takes `from` to `to`; with `exitCode`, 2 means they differ. */
+  diff(params: {
+    from: DiffTarget;
+    to: DiffTarget;
+    script: boolean;
+    exitCode: boolean;
+    filters: typeof FILTERS;
+  }): Promise<{ exitCode: number; stdout: string | null }>;
   applyMigrations(input: { migrationsList: MigrationList; filters: typeof FILTERS }): Promise<{
     appliedMigrationNames: string[];
   }>;
@@ -33,6 +52,11 @@ export interface PrismaEngine {
     history: unknown;
   }>;
   free(): void;
+}
+
+/** An engine with its own connection pool: `close` frees both. */
+export interface OpenEngine extends PrismaEngine {
+  close(): Promise<void>;
 }
 
 export function migrationList(dir: string): MigrationList {
@@ -110,17 +134,28 @@ function loadEngineModule(): Promise<EngineModule> {
   return loaded;
 }
 
-export async function openPrismaEngine(connectionString: string): Promise<PrismaEngine> {
+export async function openPrismaEngine(connectionString: string): Promise<OpenEngine> {
   const bg = await loadEngineModule();
   const u = new URL(connectionString);
-  const adapter = bindMigrationAwareSqlAdapterFactory(
-    new PrismaPg({
-      host: u.hostname,
-      port: Number(u.port),
-      user: decodeURIComponent(u.username),
-      password: decodeURIComponent(u.password),
-      database: u.pathname.slice(1),
-    }),
-  );
-  return bg.SchemaEngine.new({ datamodels: undefined }, () => {}, adapter);
+  // Host, port and the rest given one by one: with a connectionString, pg lets it override `database`.
+  const pool = new CharMarkingPool({
+    host: u.hostname,
+    port: Number(u.port),
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: decodeURIComponent(u.pathname.slice(1)),
+  });
+  const adapter = bindMigrationAwareSqlAdapterFactory(withCharColumns(new PrismaPg(pool)));
+  const engine = await bg.SchemaEngine.new({ datamodels: undefined }, () => {}, adapter);
+  // Methods, not properties, on the wasm object: bind each one used through the wrapper.
+  return {
+    diff: (p) => engine.diff(p),
+    applyMigrations: (i) => engine.applyMigrations(i),
+    diagnoseMigrationHistory: (i) => engine.diagnoseMigrationHistory(i),
+    free: () => engine.free(),
+    close: async () => {
+      engine.free();
+      await pool.end();
+    },
+  };
 }
