@@ -3,9 +3,19 @@
 # to its own database. The local stack does the same in infra/src/postgres.ts (a test checks they agree).
 set -euo pipefail
 
+# The secret check lives beside the compose files in the repository and at /etc/orderflow in the container.
+for lib in "${BASH_SOURCE[0]%/*}/../compose/check-secrets.sh" /etc/orderflow/check-secrets.sh; do
+  [[ -r "$lib" ]] && break
+done
+# shellcheck source=SCRIPTDIR/../compose/check-secrets.sh
+source "$lib"
+# The admin password is checked by compose's check-env container, under its .env name.
+require_secrets ORDER_DB_PASSWORD INVENTORY_DB_PASSWORD POINTS_DB_PASSWORD
+
 for svc in order inventory points; do
   var="$(echo "$svc" | tr '[:lower:]' '[:upper:]')_DB_PASSWORD"
-  password="${!var:?set $var (see .env.example)}"
+  password="${!var}"
+  # The password reaches SQL as a psql variable (:'pw' quotes it), never through the shell or the SQL text.
   psql -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" --dbname postgres -v pw="$password" <<SQL
 CREATE ROLE ${svc}_svc LOGIN PASSWORD :'pw';
 CREATE DATABASE orderflow_${svc} OWNER ${svc}_svc;

@@ -41,6 +41,12 @@ const svc = (name: string): Service => {
 };
 const hostPorts = (s: Service) => (s.ports ?? []).map((p) => Number(p.split(":").at(-2)));
 const read = (rel: string) => fs.readFileSync(path.join(repoRoot, rel), "utf8");
+/** `services/order/src/main.ts` -> `services/order/dist/src/main.js`: where the image's build puts it. */
+const compiledEntry = (sourceEntry: string) => {
+  const m = /^(.+?)\/(src\/.+)\.ts$/.exec(sourceEntry);
+  if (!m) throw new Error(`${sourceEntry} is not a .ts file under a package's src/`);
+  return `${m[1]}/dist/${m[2]}.js`;
+};
 
 describe("docker-compose.yml agrees with the local stack", () => {
   test("PostgreSQL: same port, admin role, and per-service databases and roles", () => {
@@ -127,8 +133,10 @@ describe("docker-compose.yml runs the same application processes as the local su
     const composeName = name.startsWith("relay:") ? `relay-${name.slice("relay:".length)}` : name;
     const c = svc(composeName);
     expect(c.restart).toBe("unless-stopped");
-    // The same entry point, the same variables (values differ: container host names, .env passwords).
-    expect(c.command?.join(" ")).toContain(app?.args.at(-1)?.replace(`${repoRoot}/`, ""));
+    // The same entry point, compiled (the image runs dist/, the supervisor the sources through tsx), and the
+    // same variables (values differ: container host names, .env passwords).
+    const entry = app?.args.at(-1)?.replace(`${repoRoot}/`, "") ?? "";
+    expect(c.command).toEqual(["node", "--conditions=production", compiledEntry(entry)]);
     for (const key of Object.keys(app?.env ?? {}).filter(
       (k) => k !== "LOG_LEVEL" && k !== "OUTBOX_LOG_LEVEL",
     )) {

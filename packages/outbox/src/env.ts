@@ -10,6 +10,7 @@ import {
   port,
   type RawEnv,
   readEnv,
+  str,
   url,
 } from "@orderflow/config";
 import type { ArchiverConfig } from "./archiver.ts";
@@ -25,6 +26,8 @@ export interface OutboxEnv {
   reconcile: Partial<ReconcilerConfig> & { enabled: boolean };
   archive: Partial<ArchiverConfig> & { enabled: boolean };
   metricsPort?: number;
+  /** Where /metrics listens: loopback unless a container network must reach it. */
+  metricsHost: string;
   logLevel: LogLevel;
 }
 
@@ -52,6 +55,7 @@ const schema = (needsBroker: boolean) => ({
   archiveRetentionMs: ms("OUTBOX_ARCHIVE_RETENTION_MS"),
   archiveIntervalMs: ms("OUTBOX_ARCHIVE_INTERVAL_MS"),
   metricsPort: port("OUTBOX_METRICS_PORT"),
+  metricsHost: str("OUTBOX_METRICS_HOST").default("127.0.0.1"),
   logLevel: logLevel("OUTBOX_LOG_LEVEL"),
 });
 
@@ -92,6 +96,7 @@ export function readOutboxEnv(env: RawEnv = process.env, needsBroker = true): Ou
       }),
     },
     ...(e.metricsPort === undefined ? {} : { metricsPort: e.metricsPort }),
+    metricsHost: e.metricsHost,
     logLevel: e.logLevel,
   };
 }

@@ -24,14 +24,14 @@ export interface RelayProcessParts {
   faults?: RelayFaults;
 }
 
-function serveMetrics(registry: Registry, port: number | undefined): http.Server | undefined {
+function serveMetrics(registry: Registry, port: number | undefined, host: string): http.Server | undefined {
   if (port === undefined) return undefined;
   return http
     .createServer(async (_req, res) => {
       res.setHeader("content-type", registry.contentType);
       res.end(await registry.metrics());
     })
-    .listen(port, "127.0.0.1");
+    .listen(port, host);
 }
 
 function onSignals(log: Logger, stop: () => Promise<void>): void {
@@ -87,7 +87,7 @@ export async function runRelayProcess(env: OutboxEnv, parts: RelayProcessParts =
   relay.start();
   if (env.reconcile.enabled) reconciler.start();
   if (env.archive.enabled) archiver.start();
-  const server = serveMetrics(registry, env.metricsPort);
+  const server = serveMetrics(registry, env.metricsPort, env.metricsHost);
   log.info({ nodes: env.amqpUrls.length }, "relay.started");
   onSignals(log, async () => {
     await relay.stop();
