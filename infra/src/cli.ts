@@ -1,12 +1,11 @@
 // `pnpm stack <up|down|status|logs|smoke|chaos|redrive>`: the local stack's command line.
-import path from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { exitWithUsage, parseCli } from "@orderflow/config";
 import { CHAOS_ACTIONS } from "./chaos.ts";
 import { readInfraEnv } from "./env.ts";
 import { stackLayout } from "./layout.ts";
+import { followFiles, printLastLines, stackLogFiles } from "./log-files.ts";
 import { openStack } from "./open-stack.ts";
-import { tailFile } from "./proc.ts";
 import { smoke } from "./smoke.ts";
 import { down, stackStatus, up } from "./stack.ts";
 
@@ -16,7 +15,10 @@ const USAGE = `usage: pnpm stack <command>
   down                  stop everything the stack started (epmd included)
   status [--json]       health, URLs, ports and PIDs of every part
   smoke                 one trip through every part, as the services use them
-  logs [part] [-n N]    last N log lines (part: postgres, redis, rabbit-1..3, epmd)
+  logs [part] [-n N] [-f]
+                        last N (50) log lines of every part, or of one: postgres, redis, epmd,
+                        rabbit-1..3, supervisor, order, inventory, points, relay:<service>;
+                        -f, --follow: then print lines as they are written, until Ctrl-C
   redrive <queue> [--id MESSAGE_ID ...]
                         move parked messages of <queue> (all, or those ids) back to it
   chaos <action> [...]  fault injection:
@@ -103,26 +105,30 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-function logs(rest: string[]): number {
-  const { values, positionals, fail } = args(rest, { n: { type: "string", short: "n" } }, { max: 1 });
+function logs(rest: string[]): Promise<number> | number {
+  const { values, positionals, fail } = args(
+    rest,
+    { n: { type: "string", short: "n" }, follow: { type: "boolean", short: "f" } },
+    { max: 1 },
+  );
   const lines = values.n === undefined ? 50 : Number(values.n);
   if (!Number.isInteger(lines) || lines < 1) fail(`-n must be a whole number of lines, got "${values.n}"`);
-  const layout = stackLayout(readInfraEnv());
-  const files: Record<string, string> = {
-    postgres: layout.postgres.logFile,
-    redis: layout.redis.logFile,
-    epmd: layout.epmd.logFile,
-    ...Object.fromEntries(
-      layout.rabbitmq.nodes.map((n) => [n.name.split("@")[0], path.join(n.logDir, `${n.name}.log`)]),
-    ),
-  };
+  const files = stackLogFiles(stackLayout(readInfraEnv()));
   const part = positionals[0];
   if (part !== undefined && !files[part])
     fail(`unknown part "${part}"; parts: ${Object.keys(files).join(", ")}`);
   const chosen = part ? { [part]: files[part] as string } : files;
-  for (const [name, file] of Object.entries(chosen))
-    process.stdout.write(`==> ${name} (${file}) <==\n${tailFile(file, lines)}\n`);
-  return 0;
+  const write = (s: string) => process.stdout.write(s);
+  printLastLines(chosen, lines, write);
+  if (!values.follow) return 0;
+  const stop = followFiles(chosen, write);
+  return new Promise((resolve) => {
+    for (const sig of ["SIGINT", "SIGTERM"] as const)
+      process.once(sig, () => {
+        stop();
+        resolve(0);
+      });
+  });
 }
 
 function printSummary(s: Awaited<ReturnType<typeof stackStatus>>): void {

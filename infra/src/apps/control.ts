@@ -5,7 +5,15 @@ import { repoRoot } from "../env.ts";
 import type { Stack } from "../open-stack.ts";
 import { isAlive, readPid, signal, spawnDaemon, stopPid, waitFor } from "../proc.ts";
 import { appDefinitions } from "./definitions.ts";
-import { appsDir, readHeld, readState, supervisorPidFile, writeHeld, writeVariant } from "./state.ts";
+import {
+  appLogFile,
+  appsDir,
+  readHeld,
+  readState,
+  supervisorPidFile,
+  writeHeld,
+  writeVariant,
+} from "./state.ts";
 import { type AppVariant, checkVariant, normalizeVariant, sameVariant } from "./variant.ts";
 
 export interface AppStatus {
@@ -64,7 +72,7 @@ export async function startApps(
     spawnDaemon(
       path.join(repoRoot, "node_modules/.bin/tsx"),
       [path.join(repoRoot, "infra/src/apps/supervisor-main.ts")],
-      { logFile: path.join(appsDir(s.layout), "supervisor.log"), cwd: repoRoot },
+      { logFile: appLogFile(s.layout, "supervisor"), cwd: repoRoot },
     );
   }
   return waitFor(

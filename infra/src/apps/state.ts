@@ -22,6 +22,9 @@ export interface SupervisorState {
 export const appsDir = (layout: Layout) => path.join(layout.stackDir, "apps");
 export const stateFile = (layout: Layout) => path.join(appsDir(layout), "state.json");
 export const supervisorPidFile = (layout: Layout) => path.join(appsDir(layout), "supervisor.pid");
+/** Where an app's output goes: `order` in order.log, `relay:order` in relay-order.log. */
+export const appLogFile = (layout: Layout, app: string) =>
+  path.join(appsDir(layout), `${app.replace(":", "-")}.log`);
 
 export function readState(layout: Layout): SupervisorState | undefined {
   try {

@@ -4,14 +4,13 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
 import { inheritedEnv, readInfraEnv, repoRoot } from "../env.ts";
 import { openStack } from "../open-stack.ts";
 import { readPid } from "../proc.ts";
 import { type AppDefinition, appDefinitions } from "./definitions.ts";
 import {
   type AppState,
-  appsDir,
+  appLogFile,
   readHeld,
   readVariant,
   type SupervisorState,
@@ -41,8 +40,7 @@ const log = (msg: string) => process.stdout.write(`${new Date().toISOString()} s
 
 function start(app: AppDefinition, attempt = 0): void {
   if (stopping) return;
-  const logFile = path.join(appsDir(stack.layout), `${app.name.replace(":", "-")}.log`);
-  const fd = fs.openSync(logFile, "a");
+  const fd = fs.openSync(appLogFile(stack.layout, app.name), "a");
   const child = spawn(app.command, app.args, {
     env: { ...inheritedEnv(), ...app.env },
     stdio: ["ignore", fd, fd],

@@ -1,12 +1,12 @@
 // What every service's HTTP app has in common: strict JSON validation (unknown fields rejected, no type
 // coercion), problem JSON errors, a correlation id per request, health and readiness, Prometheus metrics
-// and its OpenAPI document. Each service adds its own routes to the returned instance.
+// and its OpenAPI document with Swagger UI. Each service adds its own routes to the returned instance.
 import { randomUUID } from "node:crypto";
-import swagger from "@fastify/swagger";
 import type { Logger } from "@orderflow/logging";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Registry } from "prom-client";
 import { guardAdminRoutes } from "./admin-guard.ts";
+import { registerApiDocs } from "./api-docs.ts";
 import { answerClientError } from "./client-errors.ts";
 import { answerFrameworkError, installProblemHandlers, sendProblem } from "./error-handler.ts";
 import { MAX_PARAM_LENGTH } from "./fields.ts";
@@ -74,12 +74,7 @@ export async function createBaseApp(opts: BaseAppOptions): Promise<FastifyInstan
     reply.header(CORRELATION_HEADER, req.id);
     if (closing) reply.header("connection", "close");
   });
-  await app.register(swagger, {
-    openapi: {
-      info: { title: `orderflow ${opts.service} service`, version: opts.version ?? "1.0.0" },
-    },
-  });
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  await registerApiDocs(app, { service: opts.service, version: opts.version ?? "1.0.0" });
 
   // Probes and scrapes arrive every few seconds: logged only when they fail.
   app.get("/health/live", { schema: { hide: true }, logLevel: "warn" }, async () => ({ status: "ok" }));
