@@ -32,7 +32,7 @@ test("a message requeued past its delivery limit lands in its parking lot with i
   const { consumerTag } = await ch.consume(QUEUE, (m) => {
     if (!m) return;
     deliveries++;
-    ch.nack(m, false, true); // a consumer that keeps failing and requeueing
+    ch.reject(m, true); // a consumer that keeps failing and requeueing, as packages/messaging does
   });
   const { msg, ch: parkCh, conn: parkConn } = await getOne(amqpUrls(s), PARKING, 60_000);
   await ch.cancel(consumerTag);

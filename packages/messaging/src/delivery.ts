@@ -183,7 +183,7 @@ export function createDelivery<Tx extends SqlTx>(
       d.log.error({ error: (e as Error).message }, "consumer.unexpected_failure");
       deps.report({ kind: "requeued", messageId: msg.properties.messageId, error: (e as Error).message });
       try {
-        d.ch.nack(msg, false, true);
+        d.ch.reject(msg, true); // counts toward x-delivery-limit on every version (see settle.ts)
       } catch {}
     }
   };

@@ -31,7 +31,9 @@ export function createSettle(deps: SettleDeps): Settle {
     deps.report({ kind: "requeued", messageId: d.msg.properties.messageId, error });
     if (auto) return; // nothing to give back: lost
     try {
-      d.ch.nack(d.msg, false, true);
+      // reject, not nack: from RabbitMQ 4.3 only a reject counts toward x-delivery-limit (rabbitmq-server
+      // #15387), and the limit is what parks a message that keeps failing. On 3.10 both count.
+      d.ch.reject(d.msg, true);
     } catch {}
   };
   return {
