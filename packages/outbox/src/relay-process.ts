@@ -24,12 +24,27 @@ export interface RelayProcessParts {
   faults?: RelayFaults;
 }
 
-function serveMetrics(registry: Registry, port: number | undefined, host: string): http.Server | undefined {
+function serveMetrics(
+  registry: Registry,
+  port: number | undefined,
+  host: string,
+  log: Logger,
+): http.Server | undefined {
   if (port === undefined) return undefined;
   return http
     .createServer(async (_req, res) => {
-      res.setHeader("content-type", registry.contentType);
-      res.end(await registry.metrics());
+      try {
+        const body = await registry.metrics();
+        res.setHeader("content-type", registry.contentType);
+        res.end(body);
+      } catch (e) {
+        // The backlog gauges query the database at each scrape: while it is away, the scrape fails (a 503
+        // a health check and Prometheus can read), the relay does not.
+        log.warn({ error: (e as Error).message }, "metrics.scrape_failed");
+        res.statusCode = 503;
+        res.setHeader("content-type", "text/plain");
+        res.end(`metrics unavailable: ${(e as Error).message}\n`);
+      }
     })
     .listen(port, host);
 }
@@ -87,7 +102,7 @@ export async function runRelayProcess(env: OutboxEnv, parts: RelayProcessParts =
   relay.start();
   if (env.reconcile.enabled) reconciler.start();
   if (env.archive.enabled) archiver.start();
-  const server = serveMetrics(registry, env.metricsPort, env.metricsHost);
+  const server = serveMetrics(registry, env.metricsPort, env.metricsHost, log);
   log.info({ nodes: env.amqpUrls.length }, "relay.started");
   onSignals(log, async () => {
     await relay.stop();

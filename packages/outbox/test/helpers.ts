@@ -3,6 +3,7 @@
 // a deadline, and small data factories.
 import { spawn as spawnChild } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import net from "node:net";
 import { Writable } from "node:stream";
 import { applyMigrations, pgTransaction } from "@orderflow/db";
 import { adminUrl, amqpUrls, openStack } from "@orderflow/infra";
@@ -279,6 +280,18 @@ export async function purgeQueues(queues: string[]): Promise<void> {
  * The relay as a child process under tsx, so a test can SIGKILL it: `relay-main.ts`, or a test entry that
  * composes the relay process with fault points.
  */
+/** A port the OS says is free right now (for a child relay's metrics endpoint). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 export function spawnRelay(env: Record<string, string>, entry = "packages/outbox/src/relay-main.ts") {
   const root = new URL("../../../", import.meta.url).pathname;
   const child = spawnChild(process.execPath, ["--import", "tsx", entry], {

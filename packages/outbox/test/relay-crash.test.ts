@@ -1,8 +1,8 @@
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   countDeliveries,
   enqueueMany,
+  freePort,
   freshDatabase,
   pollUntil,
   ROUTED_QUEUE,
@@ -13,17 +13,6 @@ import {
 
 let db: TestDb;
 
-/** A port the OS says is free right now (for the child relay's metrics endpoint). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 beforeAll(async () => {
   db = await freshDatabase();
 });
