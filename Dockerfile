@@ -4,7 +4,9 @@
 # The build steps are scripts/build-production.sh, so that infra/test/production-image/ can run them
 # where Docker cannot; a test there also keeps this file to its rules.
 
-FROM node:24.11.1-bookworm-slim AS build
+# The newest Node 24 release with a published image tag when this was last raised; keep both FROM lines
+# equal (production-build.test.ts runs npm's node@<this version> to match).
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /repo
 # pnpm at the version package.json's packageManager names, then every package of the lockfile into
 # pnpm's store. This layer is rebuilt only when one of these three files changes, not for a source edit.
@@ -17,7 +19,7 @@ COPY . .
 # package's package.json and dist/ (with its migrations) and production node_modules.
 RUN sh scripts/build-production.sh /out
 
-FROM node:24.11.1-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 ENV NODE_ENV=production
 # The workspace packages export their sources by default (the local stack runs them with tsx); the
 # "production" condition selects their compiled dist/ instead.

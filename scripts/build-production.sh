@@ -30,8 +30,8 @@ pnpm -r --filter "./packages/*" --filter "./services/*" --reporter=append-only r
 
 step "assemble $out"
 mkdir -p "$out"
+# No .npmrc: registry settings, and any token in them, stay in the build stage, out of the runtime image.
 cp package.json pnpm-lock.yaml pnpm-workspace.yaml "$out/"
-if [ -f .npmrc ]; then cp .npmrc "$out/"; fi
 for pkg in packages/* services/*; do
   [ -f "$pkg/package.json" ] || continue
   if [ ! -d "$pkg/dist" ]; then

@@ -77,6 +77,8 @@ describe(".dockerignore", () => {
   test.each([
     ".env",
     ".env.local",
+    "services/order/.env",
+    "packages/outbox/.env.production",
     ".stack/secrets.json",
     ".git/HEAD",
     "node_modules/vitest/package.json",
@@ -97,6 +99,7 @@ describe(".dockerignore", () => {
     "services/order/src/main.ts",
     "services/order/prisma/migrations/20261130100000_order/migration.sql",
     ".env.example",
+    "services/order/.env.example",
   ])("sends %s", (file) => {
     expect(isDockerIgnored(rules, file)).toBe(false);
   });

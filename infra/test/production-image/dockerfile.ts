@@ -79,7 +79,7 @@ export function stageCmd(stage: Stage): string[] {
   return parsed;
 }
 
-/** "24.11.1" from "node:24.11.1-bookworm-slim"; undefined when the tag pins no major.minor version. */
+/** "24.21.0" from "node:24.21.0-bookworm-slim"; undefined when the tag pins no major.minor version. */
 export function nodeVersionOf(image: string): string | undefined {
   return /^(?:docker\.io\/)?(?:library\/)?node:(\d+\.\d+(?:\.\d+)?)-/.exec(image)?.[1];
 }

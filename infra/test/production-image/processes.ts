@@ -64,17 +64,25 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Polls `check` until it gives a value; fails at the deadline, or at once if the process exits. */
+/**
+ * Polls `check` until it gives a value; fails at the deadline, or at once if one of the processes exits
+ * (a saga across several of them needs all of them).
+ */
 export async function whileRunning<T>(
-  p: Started,
+  running: Started | readonly Started[],
   what: string,
   check: () => Promise<T | undefined>,
   timeoutMs: number,
 ): Promise<T> {
+  const ps = Array.isArray(running) ? running : [running as Started];
+  // One process: all it kept; several: the end of each, so the message stays readable.
+  const tail = ps.length === 1 ? KEEP : 8 * 1024;
+  const outputs = () => ps.map((p) => `--- ${p.name} output ---\n${p.output().slice(-tail)}`).join("\n");
   const deadline = Date.now() + timeoutMs;
   let lastError = "";
   for (;;) {
-    if (!p.running()) throw new Error(`${p.name} exited before ${what}\n--- its output ---\n${p.output()}`);
+    const gone = ps.find((p) => !p.running());
+    if (gone) throw new Error(`${gone.name} exited before ${what}\n--- its output ---\n${gone.output()}`);
     try {
       const v = await check();
       if (v !== undefined) return v;
@@ -82,9 +90,7 @@ export async function whileRunning<T>(
       lastError = `: ${(e as Error).message}`;
     }
     if (Date.now() > deadline)
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${lastError}\n--- ${p.name} output ---\n${p.output()}`,
-      );
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError}\n${outputs()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -1,7 +1,9 @@
 // The production image's build, without Docker: scripts/build-production.sh (what the Dockerfile's build
-// stage runs) on a copy of what `docker build .` would be sent, then the compiled order service and its
-// outbox relay started from the output as the image starts them (its ENV, its CMD, its Node version)
-// against the local stack's PostgreSQL and RabbitMQ, on ports of their own.
+// stage runs) on a copy of what `docker build .` would be sent, then the image's six processes (three
+// services, three outbox relays) started from the output as the image starts them (its ENV, compiled
+// entry points, its Node version) against the local stack's PostgreSQL, Redis and RabbitMQ, on ports of
+// their own, and one order driven through the whole saga against them. The stack's own services are held
+// stopped while infra tests run, so the compiled ones are then the only consumers of the work queues.
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -10,14 +12,16 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { appDefinitions } from "../../src/apps/definitions.ts";
-import { amqpUrls, repoRoot, type Stack } from "../../src/index.ts";
-import { connectAny } from "../broker-helpers.ts";
+import { repoRoot, SERVICE_NAMES, type Stack } from "../../src/index.ts";
+import { smoke } from "../../src/smoke.ts";
 import { requireHealthyStack } from "../stack-fixture.ts";
 import { copyBuildContext } from "./build-context.ts";
+import { type CompiledApp, startCompiledApps, stopCompiledApps, whenReady } from "./compiled-apps.ts";
 import { filesUnder, importSpecifiers } from "./compiled-imports.ts";
 import { nodeVersionOf, parseDockerfile, type Stage, stageCmd, stageEnv } from "./dockerfile.ts";
 import { nodeBinary } from "./node-binary.ts";
-import { freePort, type Started, startProcess, stopProcess, whileRunning } from "./processes.ts";
+import { outboxRowsOf } from "./outbox-of-order.ts";
+import { type Started, stopProcess, whileRunning } from "./processes.ts";
 
 const run = promisify(execFile);
 const runtime = parseDockerfile(fs.readFileSync(path.join(repoRoot, "Dockerfile"), "utf8")).at(-1) as Stage;
@@ -29,6 +33,14 @@ let context: string;
 let out: string;
 let node: string;
 const started: Started[] = [];
+
+/** What services/order's GET /orders/:id answers, as far as these tests read it. */
+interface OrderView {
+  id: string;
+  status: string;
+  total: number;
+  pointsGranted: number | null;
+}
 
 const packagesIn = (root: string) =>
   PACKAGE_DIRS.flatMap((top) =>
@@ -44,6 +56,9 @@ beforeAll(async () => {
   context = path.join(work, "context");
   out = path.join(work, "app");
   copyBuildContext(repoRoot, context);
+  // A checkout may carry an .npmrc (registry settings, a token): the build may read it, the tree must not
+  // hold it (the first test lists the tree's top level).
+  fs.writeFileSync(path.join(context, ".npmrc"), "# registry settings and tokens would be here\n");
   // The test runner's NODE_ENV=test must not reach pnpm: under "production" it would skip the compilers.
   const { NODE_ENV: _, ...env } = process.env;
   try {
@@ -121,88 +136,127 @@ describe("the production tree", () => {
   });
 });
 
-describe("the compiled order service and its relay, run as the image runs them", () => {
-  test("become ready under the image's Node, take an order whose event reaches the broker, and stop on SIGTERM", async () => {
-    const [command, ...args] = stageCmd(runtime);
-    expect(command).toBe("node");
-    const defs = appDefinitions(stack);
-    const serviceDef = defs.find((d) => d.name === "order");
-    const relayDef = defs.find((d) => d.name === "relay:order");
-    if (!serviceDef || !relayDef) throw new Error("the stack defines no order service or no order relay");
-    const [port, metricsPort] = [await freePort(), await freePort()];
-    // The container's environment: the image's ENV and what docker-compose.yml sets, nothing of ours.
-    const image = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...stageEnv(runtime) };
-    const service = startProcess("order (compiled)", node, args, {
-      cwd: out,
-      env: { ...image, ...serviceDef.env, ORDER_PORT: String(port) },
-    });
-    const relay = startProcess("relay:order (compiled)", node, ["packages/outbox/dist/src/relay-main.js"], {
-      cwd: out,
-      env: { ...image, ...relayDef.env, OUTBOX_METRICS_PORT: String(metricsPort) },
-    });
-    started.push(service, relay);
-    const url = `http://127.0.0.1:${port}`;
+describe("the six compiled processes, run as the image runs them", () => {
+  let apps: CompiledApp[] = [];
+  const app = (name: string): CompiledApp => {
+    const a = apps.find((x) => x.def.name === name);
+    if (!a)
+      throw new Error(`no compiled app named ${name} (have: ${apps.map((x) => x.def.name).join(", ")})`);
+    return a;
+  };
+  const get = async <T>(url: string): Promise<T> => {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
 
-    await whileRunning(
-      service,
-      `${url}/health/ready`,
-      async () => ((await fetch(`${url}/health/ready`)).ok ? true : undefined),
-      60_000,
-    );
-    // Its backlog gauges query the order database at each scrape; amqp.connected is its broker link.
-    await whileRunning(
-      relay,
-      "the relay's outbox_pending gauge",
+  beforeAll(async () => {
+    // The container's environment: the image's ENV and what docker-compose.yml sets, nothing of ours.
+    const imageEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...stageEnv(runtime) };
+    apps = await startCompiledApps(stack, { tree: out, node, imageEnv, started });
+    await Promise.all(apps.map((a) => whenReady(a, 60_000)));
+  }, 120_000);
+
+  test("are the three services and three relays, from compiled files of the tree, under the image's Node", async () => {
+    expect(apps.map((a) => a.def.name).sort()).toEqual([
+      "inventory",
+      "order",
+      "points",
+      "relay:inventory",
+      "relay:order",
+      "relay:points",
+    ]);
+    expect(stageCmd(runtime)).toEqual(["node", app("order").entry]);
+    for (const a of apps) expect(fs.existsSync(path.join(out, a.entry)), a.entry).toBe(true);
+    const version = `v${nodeVersionOf(runtime.from)}`;
+    for (const svc of ["order", "inventory", "points"]) {
+      const metrics = await (await fetch(`${app(svc).url}/metrics`)).text();
+      const reported = /^nodejs_version_info\{[^}]*\bversion="([^"]+)"/m.exec(metrics)?.[1];
+      expect(reported, `${svc}'s nodejs_version_info`).toBe(version);
+    }
+  });
+
+  test("pass the stack's smoke steps that do not concern the stack's own (held) apps", async () => {
+    const held = new Set(appDefinitions(stack).map((d) => d.name));
+    const ownApp = (step: string) =>
+      [...held].some((n) => step === `${n} runs` || step.startsWith(`${n} is ready at `));
+    const steps = (await smoke(stack)).filter((s) => !ownApp(s.step));
+    // A role per service writes and reads its database, a publish is confirmed and routed, Redis answers.
+    expect(steps.length).toBe(SERVICE_NAMES.length + 3);
+    expect(steps.filter((s) => !s.ok)).toEqual([]);
+  });
+
+  test("take an order through the whole saga: stock reserved, CONFIRMED with points granted, nothing left unfinished", async () => {
+    const key = `production-image-${randomUUID()}`;
+    const [inventory, order, points] = [app("inventory").url, app("order").url, app("points").url];
+    const six = apps.map((a) => a.process);
+
+    const stocked = await fetch(`${inventory}/stock/${key}`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ available: 5 }),
+    });
+    const stockAnswer = await stocked.text();
+    expect(stocked.status, stockAnswer).toBe(200);
+    const placed = await fetch(`${order}/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": key },
+      body: JSON.stringify({ customerId: key, lines: [{ sku: key, quantity: 2, unitPrice: 1250 }] }),
+    });
+    const created = (await placed.json()) as OrderView;
+    expect(placed.status, JSON.stringify(created)).toBe(201);
+    expect(created).toMatchObject({ status: "PENDING", total: 2500 });
+
+    const confirmed = await whileRunning(
+      six,
+      `order ${created.id} CONFIRMED with its points recorded`,
       async () => {
-        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-        return /^outbox_pending \d+$/m.test(text) ? true : undefined;
+        const o = await get<OrderView>(`${order}/orders/${created.id}`);
+        return o.status === "CONFIRMED" && o.pointsGranted !== null ? o : undefined;
       },
       30_000,
     );
-    await whileRunning(
-      relay,
-      "the relay's broker connection",
-      async () => (relay.output().includes('"event":"amqp.connected"') ? true : undefined),
-      30_000,
+    expect(confirmed.pointsGranted).toBe(25); // one point per whole currency unit of 25.00
+    expect(await get(`${inventory}/stock/${key}`)).toEqual({ sku: key, available: 3, reserved: 2 });
+    expect(await get(`${inventory}/reservations/${created.id}`)).toMatchObject({ status: "RESERVED" });
+    expect(await get(`${points}/points/${key}`)).toMatchObject({
+      balance: 25,
+      grants: [{ orderId: created.id, points: 25, status: "GRANTED" }],
+    });
+
+    // Every event of the saga published and answered: no relay or reconciliation has anything left to do.
+    const rows = await whileRunning(
+      six,
+      `every outbox row of order ${created.id} done`,
+      async () => {
+        const r = await outboxRowsOf(stack, created.id);
+        return r.length === 4 && r.every((row) => row.status === 2) ? r : undefined;
+      },
+      15_000,
     );
+    expect(rows.map((r) => `${r.service}:${r.eventType}`)).toEqual([
+      "inventory:inventory.reserved",
+      "order:order.confirmed",
+      "order:order.created",
+      "points:points.granted",
+    ]);
+    // The admin token from the stack's environment opens the compiled service's admin routes.
+    const reconciled = await fetch(`${order}/admin/reconcile?olderThanMs=0&orderId=${created.id}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${stack.secrets.adminToken}` },
+    });
+    expect(reconciled.status).toBe(200);
+    expect(await reconciled.json()).toEqual({ checked: 0, repairs: [], gaveUp: [] });
+  });
 
-    const broker = await connectAny(amqpUrls(stack));
-    const ch = await broker.createChannel();
-    const probe = `production-image-${randomUUID()}`;
-    try {
-      await ch.assertQueue(probe, { durable: false, arguments: { "x-expires": 60_000 } });
-      await ch.bindQueue(probe, "orderflow.events", "order.created");
-      const res = await fetch(`${url}/orders`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "idempotency-key": probe },
-        body: JSON.stringify({ customerId: probe, lines: [{ sku: probe, quantity: 1, unitPrice: 100 }] }),
-      });
-      const order = (await res.json()) as {
-        id: string;
-        status: string;
-        history: { event: string; detail?: { messageId?: string } }[];
-      };
-      expect(res.status, JSON.stringify(order)).toBe(201);
-      expect(order.status).toBe("PENDING");
-      const messageId = order.history.find((h) => h.event === "order.created")?.detail?.messageId;
-      expect(messageId).toBeDefined();
-      const event = await whileRunning(
-        service,
-        "order.created on the broker",
-        async () => {
-          for (let m = await ch.get(probe, { noAck: true }); m; m = await ch.get(probe, { noAck: true }))
-            if (m.properties.messageId === messageId) return JSON.parse(m.content.toString()) as unknown;
-          return undefined;
-        },
-        20_000,
-      );
-      expect(event).toMatchObject({ orderId: order.id, customerId: probe, total: 100 });
-    } finally {
-      await ch.deleteQueue(probe);
-      await broker.close();
-    }
-
-    expect(await stopProcess(relay)).toBe(0);
-    expect(await stopProcess(service)).toBe(0);
+  test("each stops on SIGTERM with exit code 0", async () => {
+    expect(await stopCompiledApps(apps)).toEqual({
+      inventory: 0,
+      order: 0,
+      points: 0,
+      "relay:inventory": 0,
+      "relay:order": 0,
+      "relay:points": 0,
+    });
   });
 });
