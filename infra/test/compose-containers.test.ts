@@ -124,6 +124,22 @@ describe("stopping, health and data", () => {
     }
   });
 
+  test("PostgreSQL is healthy only once it takes TCP connections, not while first-time init runs", () => {
+    // The image's init server listens on the Unix socket alone; pg_isready without a host would use it.
+    const pg = composeService(compose, "postgres");
+    const [form, program, ...args] = [pg.healthcheck?.test ?? []].flat();
+    expect([form, program]).toEqual(["CMD", "pg_isready"]);
+    const option = (short: string) => {
+      const i = args.indexOf(short);
+      return i >= 0 ? args[i + 1] : undefined;
+    };
+    expect(option("-h")).toBe("127.0.0.1");
+    const containerPort = (pg.ports ?? []).map((p) => p.split(":").at(-1));
+    expect(containerPort).toEqual([option("-p")]);
+    expect(option("-U")).toBe(pg.environment?.POSTGRES_USER);
+    expect(args.filter((a) => a.startsWith("-"))).toEqual(["-h", "-p", "-U", "-d"]);
+  });
+
   test("each broker node and PostgreSQL keep their data in a named volume at the image's data folder", () => {
     const declared = new Set(Object.keys(compose.volumes ?? {}));
     const volumeAt = (service: string, target: string) =>
