@@ -3,6 +3,7 @@
 // engine's WebAssembly build. Where the CLI works, `prisma migrate dev` reads the same folders.
 import fs from "node:fs";
 import path from "node:path";
+import { exitWithUsage, parseCli } from "@orderflow/config";
 import { openStack, repoRoot, SERVICE_NAMES, adminUrl as stackAdminUrl } from "@orderflow/infra";
 import { readSchemaToolsEnv } from "./env.ts";
 import { schemaDrift } from "./schema-drift.ts";
@@ -13,32 +14,18 @@ const USAGE = `usage:
   pnpm db:check [service...] [--prisma-dir DIR]                fail when migrations do not produce the schema
 services: ${SERVICE_NAMES.join(", ")}; --prisma-dir points one service at another prisma folder (a copy)`;
 
-class UsageError extends Error {}
+const MIGRATION_NAME = /^[a-z0-9]+(_[a-z0-9]+)*$/;
+const PRISMA_DIR = { "prisma-dir": { type: "string" } } as const;
 
-function parse(argv: string[]) {
-  const args = [...argv];
-  const command = args.shift();
-  let prismaDir: string | undefined;
-  const rest: string[] = [];
-  while (args.length > 0) {
-    const a = args.shift() as string;
-    if (a === "--prisma-dir") {
-      const v = args.shift();
-      if (!v) throw new UsageError("--prisma-dir needs a folder");
-      prismaDir = path.resolve(v);
-    } else if (a.startsWith("--")) throw new UsageError(`unknown option ${a}`);
-    else rest.push(a);
-  }
-  for (const s of command === "new" ? rest.slice(0, 1) : rest) {
-    if (!(SERVICE_NAMES as readonly string[]).includes(s)) {
-      throw new UsageError(`unknown service "${s}" (one of ${SERVICE_NAMES.join(", ")})`);
-    }
-  }
-  return { command, rest, prismaDir };
+/** Stops with a usage error (exit 2) unless every name is a service. */
+function requireServices(names: string[], fail: (m: string) => never): void {
+  for (const s of names)
+    if (!(SERVICE_NAMES as readonly string[]).includes(s))
+      fail(`unknown service "${s}" (one of ${SERVICE_NAMES.join(", ")})`);
 }
 
 const servicePrismaDir = (service: string, override?: string) =>
-  override ?? path.join(repoRoot, "services", service, "prisma");
+  override ? path.resolve(override) : path.join(repoRoot, "services", service, "prisma");
 
 function adminUrl(): string {
   const env = readSchemaToolsEnv();
@@ -58,9 +45,6 @@ function migrationFolderName(migrationsDir: string, name: string, now = new Date
 }
 
 async function newMigration(service: string, name: string, prismaDir: string): Promise<number> {
-  if (!/^[a-z0-9]+(_[a-z0-9]+)*$/.test(name)) {
-    throw new UsageError(`migration name "${name}": lower-case letters, digits and single underscores`);
-  }
   const schema = readServiceSchema(prismaDir);
   const drift = sharedCopyDrift(schema);
   if (drift.length > 0) return report(service, drift);
@@ -102,25 +86,36 @@ function report(service: string, problems: string[]): number {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { command, rest, prismaDir } = parse(argv);
+  const [command, ...rest] = argv;
   if (command === "new") {
-    const [service, name, extra] = rest;
-    if (!service || !name || extra) throw new UsageError("db:new takes a service and a migration name");
-    return newMigration(service, name, servicePrismaDir(service, prismaDir));
+    const { values, positionals, fail } = parseCli(
+      { usage: USAGE, options: PRISMA_DIR, positionals: { min: 2, max: 2 } },
+      rest,
+    );
+    const [service, name] = positionals as [string, string];
+    requireServices([service], fail);
+    if (!MIGRATION_NAME.test(name))
+      fail(`migration name "${name}": lower-case letters, digits and single underscores`);
+    return newMigration(service, name, servicePrismaDir(service, values["prisma-dir"]));
   }
   if (command === "check") {
-    const services = rest.length > 0 ? rest : [...SERVICE_NAMES];
-    if (prismaDir && services.length !== 1)
-      throw new UsageError("--prisma-dir goes with exactly one service");
+    const { values, positionals, fail } = parseCli(
+      { usage: USAGE, options: PRISMA_DIR, positionals: { max: SERVICE_NAMES.length } },
+      rest,
+    );
+    requireServices(positionals, fail);
+    const services = positionals.length > 0 ? positionals : [...SERVICE_NAMES];
+    const prismaDir = values["prisma-dir"];
+    if (prismaDir && services.length !== 1) fail("--prisma-dir goes with exactly one service");
     return check(services, prismaDir);
   }
-  throw new UsageError(command ? `unknown command ${command}` : "no command");
+  return exitWithUsage(command ? `unknown command ${command}` : "no command", USAGE);
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
-    console.error(e instanceof UsageError ? `${e.message}\n${USAGE}` : `db: ${(e as Error).message}`);
-    process.exit(e instanceof UsageError ? 2 : 1);
+    console.error(`db: ${(e as Error).message}`);
+    process.exit(1);
   },
 );
