@@ -10,7 +10,7 @@ done
 # shellcheck source=SCRIPTDIR/../compose/check-secrets.sh
 source "$lib"
 # The admin password is checked by compose's check-env container, under its .env name.
-require_secrets ORDER_DB_PASSWORD INVENTORY_DB_PASSWORD POINTS_DB_PASSWORD
+require_secrets ORDER_DB_PASSWORD INVENTORY_DB_PASSWORD POINTS_DB_PASSWORD POSTGRES_MONITOR_PASSWORD
 
 for svc in order inventory points; do
   var="$(echo "$svc" | tr '[:lower:]' '[:upper:]')_DB_PASSWORD"
@@ -24,3 +24,9 @@ GRANT CONNECT, TEMPORARY ON DATABASE orderflow_${svc} TO ${svc}_svc;
 SQL
 done
 psql -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" --dbname postgres -c "REVOKE ALL ON DATABASE postgres FROM PUBLIC"
+# The PostgreSQL exporter's login: statistics (pg_monitor) of the whole instance, no service's tables.
+psql -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" --dbname postgres -v pw="$POSTGRES_MONITOR_PASSWORD" <<SQL
+CREATE ROLE orderflow_monitor LOGIN PASSWORD :'pw';
+GRANT pg_monitor TO orderflow_monitor;
+GRANT CONNECT ON DATABASE postgres TO orderflow_monitor;
+SQL

@@ -10,14 +10,16 @@ import { smoke } from "./smoke.ts";
 import { down, stackStatus, up } from "./stack.ts";
 
 const USAGE = `usage: pnpm stack <command>
-  up [--no-apps]        start PostgreSQL, Redis, the 3-node RabbitMQ cluster, then the services and
-                        their relays (supervised, restarted when they die); returns when healthy
+  up [--no-apps]        start PostgreSQL, Redis, the 3-node RabbitMQ cluster, Prometheus, Alertmanager
+                        and the PostgreSQL/Redis exporters, then the services and their relays
+                        (supervised, restarted when they die); returns when healthy
   down                  stop everything the stack started (epmd included)
   status [--json]       health, URLs, ports and PIDs of every part
   smoke                 one trip through every part, as the services use them
   logs [part] [-n N] [-f]
                         last N (50) log lines of every part, or of one: postgres, redis, epmd,
-                        rabbit-1..3, supervisor, order, inventory, points, relay:<service>;
+                        rabbit-1..3, prometheus, alertmanager, postgres-exporter, redis-exporter,
+                        supervisor, order, inventory, points, relay:<service>;
                         -f, --follow: then print lines as they are written, until Ctrl-C
   redrive <queue> [--id MESSAGE_ID ...]
                         move parked messages of <queue> (all, or those ids) back to it
@@ -145,6 +147,14 @@ function printSummary(s: Awaited<ReturnType<typeof stackStatus>>): void {
       (n) =>
         `${n.name.padEnd(18)} ${n.running ? "up  " : "DOWN"} amqp :${n.amqpPort}  management :${n.managementPort}  pid ${n.pid ?? "-"}`,
     ),
+    ...(
+      [
+        ["prometheus", s.prometheus],
+        ["alertmanager", s.alertmanager],
+        ["postgres-exporter", s.exporters.postgres],
+        ["redis-exporter", s.exporters.redis],
+      ] as const
+    ).map(([name, m]) => `${name.padEnd(18)} ${m.healthy ? "up  " : "DOWN"} ${m.url}  pid ${m.pid ?? "-"}`),
     ...s.services.map(
       (a) =>
         `${a.name.padEnd(18)} ${a.healthy ? "up  " : "DOWN"} ${a.url ?? ""}  pid ${a.pid ?? "-"}  restarts ${a.restarts}`,
@@ -155,10 +165,14 @@ function printSummary(s: Awaited<ReturnType<typeof stackStatus>>): void {
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    process.stderr.write(`[stack] error: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  },
-);
+// Exit once stdout has drained: process.exit() right after a large write to a pipe (stack logs -n
+// 100000 | less) would cut the output short.
+const exitAfterOutput = (code: number) => {
+  process.exitCode = code;
+  process.stdout.write("", () => process.exit(code));
+};
+
+main(process.argv.slice(2)).then(exitAfterOutput, (e: unknown) => {
+  process.stderr.write(`[stack] error: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -36,6 +36,26 @@ export function requirements(opts: { postgresBinDir?: string; rabbitmqBinDir: st
       debianPackage: "rabbitmq-server",
       present: () => onPath(`${opts.rabbitmqBinDir}/rabbitmq-server`) && onPath("/usr/bin/epmd"),
     },
+    {
+      what: "Prometheus (prometheus, promtool)",
+      debianPackage: "prometheus",
+      present: () => onPath("/usr/bin/prometheus") && onPath("/usr/bin/promtool"),
+    },
+    {
+      what: "Alertmanager (prometheus-alertmanager, amtool)",
+      debianPackage: "prometheus-alertmanager",
+      present: () => onPath("/usr/bin/prometheus-alertmanager") && onPath("/usr/bin/amtool"),
+    },
+    {
+      what: "PostgreSQL exporter",
+      debianPackage: "prometheus-postgres-exporter",
+      present: () => onPath("/usr/bin/prometheus-postgres-exporter"),
+    },
+    {
+      what: "Redis exporter",
+      debianPackage: "prometheus-redis-exporter",
+      present: () => onPath("/usr/bin/prometheus-redis-exporter"),
+    },
   ];
 }
 

@@ -33,5 +33,15 @@ export function readInfraEnv(env: RawEnv = process.env): InfraEnv {
   };
 }
 
+/**
+ * The OpenTelemetry SDK's standard variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_SAMPLER, ...) given
+ * to `pnpm stack up`, which the stack passes on to every service and relay.
+ */
+export function otelEnv(env: RawEnv = process.env): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[0].startsWith("OTEL_") && e[1] !== undefined),
+  );
+}
+
 /** The environment child processes inherit (PATH, locale...); passed on, never interpreted elsewhere. */
 export const inheritedEnv = (): NodeJS.ProcessEnv => process.env;

@@ -1,5 +1,6 @@
 // What tests, the fault lab and scripts use of the local stack.
 
+export { alertmanagerUrl } from "./alertmanager.ts";
 export {
   type AppStatus,
   appsStatus,
@@ -15,6 +16,7 @@ export { readInfraEnv, repoRoot } from "./env.ts";
 export { type Layout, stackLayout } from "./layout.ts";
 export { openStack, type Stack } from "./open-stack.ts";
 export { adminUrl, serviceUrl } from "./postgres.ts";
+export { localTargets, prometheusUrl, type TargetGroup } from "./prometheus.ts";
 export { type Definitions, leaderOf, listQueues, type QueueInfo, readDefinitions } from "./rabbitmq.ts";
 export { redisUrl } from "./redis.ts";
 export {
@@ -31,6 +33,7 @@ export {
   healInfrastructure,
   infrastructureDown,
   infrastructureParts,
+  type MonitorStatus,
   type StackStatus,
   stackStatus,
   up,

@@ -20,6 +20,13 @@ export interface BrokerNodeLayout {
   logDir: string;
 }
 
+export interface MonitorLayout {
+  port: number;
+  dir: string;
+  pidFile: string;
+  logFile: string;
+}
+
 export interface Layout {
   stackDir: string;
   postgres: { port: number; dir: string; dataDir: string; socketDir: string; logFile: string };
@@ -33,6 +40,13 @@ export interface Layout {
     ctlDistPortMax: number;
     nodes: BrokerNodeLayout[];
   };
+  /** Monitoring: each a process of its own with its folder (config, data), PID file and log. */
+  prometheus: MonitorLayout & { configFile: string; rulesDir: string; targetsDir: string; dataDir: string };
+  alertmanager: MonitorLayout & { configFile: string; dataDir: string };
+  postgresExporter: MonitorLayout;
+  redisExporter: MonitorLayout;
+  /** Each relay's /metrics port (OUTBOX_METRICS_PORT), scraped by Prometheus. */
+  relayMetricsPorts: { order: number; inventory: number; points: number };
   secretsFile: string;
   /** HTTP ports of the services (order, inventory, points), reserved here so nothing else takes them. */
   servicePorts: { order: number; inventory: number; points: number };
@@ -60,6 +74,17 @@ export function stackLayout(env: Pick<InfraEnv, "stackDir" | "portOffset">): Lay
   }
   const pgDir = path.join(dir, "postgres");
   const redisDir = path.join(dir, "redis");
+  const monitor = (name: string, port: number): MonitorLayout => {
+    const d = path.join(dir, name);
+    return {
+      port: port + o,
+      dir: d,
+      pidFile: path.join(d, `${name}.pid`),
+      logFile: path.join(d, `${name}.log`),
+    };
+  };
+  const prometheus = monitor("prometheus", 17090);
+  const alertmanager = monitor("alertmanager", 17093);
   return {
     stackDir: dir,
     postgres: {
@@ -88,6 +113,21 @@ export function stackLayout(env: Pick<InfraEnv, "stackDir" | "portOffset">): Lay
       ctlDistPortMax: 17729 + o,
       nodes,
     },
+    prometheus: {
+      ...prometheus,
+      configFile: path.join(prometheus.dir, "prometheus.yml"),
+      rulesDir: path.join(prometheus.dir, "rules"),
+      targetsDir: path.join(prometheus.dir, "targets"),
+      dataDir: path.join(prometheus.dir, "data"),
+    },
+    alertmanager: {
+      ...alertmanager,
+      configFile: path.join(alertmanager.dir, "alertmanager.yml"),
+      dataDir: path.join(alertmanager.dir, "data"),
+    },
+    postgresExporter: monitor("postgres-exporter", 17187),
+    redisExporter: monitor("redis-exporter", 17121),
+    relayMetricsPorts: { order: 17801 + o, inventory: 17802 + o, points: 17803 + o },
     secretsFile: path.join(dir, "secrets.json"),
     servicePorts: { order: 3001 + o, inventory: 3002 + o, points: 3003 + o },
   };
@@ -100,5 +140,11 @@ export function allPorts(layout: Layout): number[] {
     layout.redis.port,
     layout.epmd.port,
     ...r.nodes.flatMap((n) => [n.amqpPort, n.managementPort, n.prometheusPort, n.distPort]),
+    layout.prometheus.port,
+    layout.alertmanager.port,
+    layout.postgresExporter.port,
+    layout.redisExporter.port,
+    ...Object.values(layout.relayMetricsPorts),
+    ...Object.values(layout.servicePorts),
   ];
 }

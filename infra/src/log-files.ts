@@ -16,6 +16,10 @@ export function stackLogFiles(layout: Layout): Record<string, string> {
     ...Object.fromEntries(
       layout.rabbitmq.nodes.map((n) => [n.name.split("@")[0], path.join(n.logDir, `${n.name}.log`)]),
     ),
+    prometheus: layout.prometheus.logFile,
+    alertmanager: layout.alertmanager.logFile,
+    "postgres-exporter": layout.postgresExporter.logFile,
+    "redis-exporter": layout.redisExporter.logFile,
     supervisor: appLogFile(layout, "supervisor"),
     ...Object.fromEntries(
       SERVICE_NAMES.flatMap((s) => [

@@ -6,7 +6,14 @@ import pg from "pg";
 import type { Layout } from "./layout.ts";
 import { isAlive, readPid, run, runOrThrow, waitFor } from "./proc.ts";
 import type { StackSecrets } from "./secrets.ts";
-import { databaseName, databaseRole, POSTGRES_ADMIN, SERVICE_NAMES, type ServiceName } from "./services.ts";
+import {
+  databaseName,
+  databaseRole,
+  POSTGRES_ADMIN,
+  POSTGRES_MONITOR,
+  SERVICE_NAMES,
+  type ServiceName,
+} from "./services.ts";
 
 export interface PostgresDeps {
   layout: Layout;
@@ -23,6 +30,10 @@ export function postgresUrl(layout: Layout, user: string, password: string, data
 
 export const adminUrl = (d: Pick<PostgresDeps, "layout" | "secrets">, database = "postgres"): string =>
   postgresUrl(d.layout, POSTGRES_ADMIN, d.secrets.postgresAdmin, database);
+
+/** The exporter's URL: the `postgres` database, where pg_stat_* cover the whole instance. */
+export const monitorUrl = (d: Pick<PostgresDeps, "layout" | "secrets">): string =>
+  `${postgresUrl(d.layout, POSTGRES_MONITOR, d.secrets.postgresMonitor, "postgres")}?sslmode=disable`;
 
 export const serviceUrl = (d: Pick<PostgresDeps, "layout" | "secrets">, s: ServiceName): string =>
   postgresUrl(d.layout, databaseRole(s), d.secrets.databases[s], databaseName(s));
@@ -135,6 +146,13 @@ export async function provisionDatabases(d: PostgresDeps): Promise<void> {
       await c.query(`GRANT CONNECT, TEMPORARY ON DATABASE ${ident(db)} TO ${ident(role)}`);
     }
     await c.query("REVOKE ALL ON DATABASE postgres FROM PUBLIC");
+    // The exporter reads statistics (pg_monitor) and no table of any service.
+    const monitor = ident(POSTGRES_MONITOR);
+    const monitorExists = await c.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [POSTGRES_MONITOR]);
+    const verb = monitorExists.rowCount ? "ALTER" : "CREATE";
+    await c.query(`${verb} ROLE ${monitor} LOGIN PASSWORD ${literal(d.secrets.postgresMonitor)}`);
+    await c.query(`GRANT pg_monitor TO ${monitor}`);
+    await c.query(`GRANT CONNECT ON DATABASE postgres TO ${monitor}`);
   });
 }
 

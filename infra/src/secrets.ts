@@ -8,6 +8,8 @@ import { SERVICE_NAMES, type ServiceName } from "./services.ts";
 export interface StackSecrets {
   postgresAdmin: string;
   databases: Record<ServiceName, string>;
+  /** The PostgreSQL exporter's read-only login (pg_monitor). */
+  postgresMonitor: string;
   brokerAdmin: string;
   broker: Record<ServiceName, string>;
   erlangCookie: string;
@@ -27,6 +29,7 @@ function generate(): StackSecrets {
   return {
     postgresAdmin: token(),
     databases: perService(),
+    postgresMonitor: token(),
     brokerAdmin: token(),
     broker: perService(),
     erlangCookie: randomBytes(20).toString("hex").toUpperCase(),

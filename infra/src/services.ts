@@ -8,5 +8,7 @@ export const databaseRole = (s: ServiceName): string => `${s}_svc`;
 export const brokerUser = (s: ServiceName): string => `${s}-svc`;
 
 export const POSTGRES_ADMIN = "orderflow_admin";
+/** The PostgreSQL exporter's login: member of pg_monitor, may connect to the `postgres` database only. */
+export const POSTGRES_MONITOR = "orderflow_monitor";
 export const BROKER_ADMIN = "orderflow-admin";
 export const BROKER_VHOST = "orderflow";

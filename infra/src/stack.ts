@@ -1,9 +1,24 @@
 // The local stack as a whole: up (idempotent, returns when healthy), down (stops exactly what it
 // started), status (machine-readable). Exported for tests and the fault lab.
 import fs from "node:fs";
+import {
+  alertmanagerHealthy,
+  alertmanagerPid,
+  alertmanagerUrl,
+  startAlertmanager,
+  stopAlertmanager,
+} from "./alertmanager.ts";
 import { type AppStatus, appsStatus, startApps, stopApps } from "./apps/control.ts";
 import { ensureInstalled, requirements } from "./debian-packages.ts";
 import { readInfraEnv } from "./env.ts";
+import {
+  type ExporterName,
+  exporterHealthy,
+  exporterPid,
+  exporterUrl,
+  startExporter,
+  stopExporters,
+} from "./exporters.ts";
 import { allPorts, FORBIDDEN_PORTS, type Layout, stackLayout } from "./layout.ts";
 import { openStack, type Stack } from "./open-stack.ts";
 import {
@@ -15,6 +30,13 @@ import {
   startPostgres,
   stopPostgres,
 } from "./postgres.ts";
+import {
+  prometheusHealthy,
+  prometheusPid,
+  prometheusUrl,
+  startPrometheus,
+  stopPrometheus,
+} from "./prometheus.ts";
 import {
   brokerHealth,
   ensureQueueMembers,
@@ -60,10 +82,11 @@ export async function up(
   const broker = startNodes(s.rabbit, undefined, log).then(() => importTopology(s.rabbit));
   const postgres = startPostgres(s.pg).then(() => provisionDatabases(s.pg));
   const redis = startRedis(s.layout, s.secrets.redis);
-  const results = await Promise.allSettled([postgres, redis, broker]);
+  const monitoring = startMonitoring(s, { reconfigure: true, postgresReady: postgres });
+  const results = await Promise.allSettled([postgres, redis, broker, monitoring]);
   const failed = results.flatMap((r, i) =>
     r.status === "rejected"
-      ? [`${["PostgreSQL", "Redis", "RabbitMQ"][i]}: ${(r.reason as Error).message}`]
+      ? [`${["PostgreSQL", "Redis", "RabbitMQ", "monitoring"][i]}: ${(r.reason as Error).message}`]
       : [],
   );
   if (failed.length > 0) throw new Error(`stack up failed:\n  ${failed.join("\n  ")}`);
@@ -75,6 +98,25 @@ export async function up(
   if (!status.healthy)
     throw new Error(`stack up finished but is not healthy: ${JSON.stringify(status.problems)}`);
   return { seconds: (Date.now() - t0) / 1000, status };
+}
+
+/**
+ * Prometheus, Alertmanager and the two exporters. `reconfigure` (stack up) copies the repository's
+ * config and rules again and has running ones reload; without it only stopped ones start (with the
+ * config as the last `up` left it), so a heal never trips over a rules file being edited.
+ */
+async function startMonitoring(
+  s: Stack,
+  opts: { reconfigure: boolean; postgresReady?: Promise<void> },
+): Promise<void> {
+  const { layout } = s;
+  await Promise.all([
+    opts.reconfigure || !prometheusPid(layout) ? startPrometheus(layout) : undefined,
+    opts.reconfigure || !alertmanagerPid(layout) ? startAlertmanager(layout) : undefined,
+    // After provisioning, which creates the exporter's role.
+    (opts.postgresReady ?? Promise.resolve()).then(() => startExporter(s, "postgres")),
+    startExporter(s, "redis"),
+  ]);
 }
 
 /** The parts of the infrastructure (PostgreSQL, Redis, each broker node), each with its live PID if any. */
@@ -103,6 +145,7 @@ export async function healInfrastructure(s: Stack, log: (m: string) => void = ()
     startPostgres(s.pg),
     startRedis(s.layout, s.secrets.redis),
     startNodes(s.rabbit, undefined, log).then(() => ensureQueueMembers(s.rabbit)),
+    startMonitoring(s, { reconfigure: false }),
   ]);
   return down;
 }
@@ -112,7 +155,14 @@ export async function down(): Promise<void> {
   if (!readSecrets(stackLayout(env).secretsFile)) return; // never started here: nothing to stop
   const s = openStack(env, false);
   await stopApps(s);
-  await Promise.all([stopBroker(s.rabbit), stopPostgres(s.pg), stopRedis(s.layout)]);
+  await Promise.all([
+    stopPrometheus(s.layout),
+    stopAlertmanager(s.layout),
+    stopExporters(s.layout),
+    stopBroker(s.rabbit),
+    stopPostgres(s.pg),
+    stopRedis(s.layout),
+  ]);
   await stopEpmd(s.layout);
 }
 
@@ -148,16 +198,41 @@ export interface StackStatus {
     problems: string[];
   };
   services: AppStatus[];
+  prometheus: MonitorStatus;
+  alertmanager: MonitorStatus;
+  /** Their /metrics URLs. */
+  exporters: Record<ExporterName, MonitorStatus>;
+}
+
+export interface MonitorStatus {
+  url: string;
+  healthy: boolean;
+  pid: number | null;
 }
 
 export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): Promise<StackStatus> {
   const { layout, secrets } = s;
-  const [pgHealth, redisOk, broker, apps] = await Promise.all([
+  const [pgHealth, redisOk, broker, apps, promOk, amOk, pgExporterOk, redisExporterOk] = await Promise.all([
     postgresPid(layout) ? postgresHealth(s.pg) : undefined,
     redisPid(layout) ? pingRedis(layout.redis.port, s.secrets.redis) : false,
     brokerHealth(s.rabbit),
     appsStatus(s),
+    prometheusHealthy(layout),
+    alertmanagerHealthy(layout),
+    exporterHealthy(s, "postgres"),
+    exporterHealthy(s, "redis"),
   ]);
+  const monitor = (url: string, healthy: boolean, pid: number | undefined): MonitorStatus => ({
+    url,
+    healthy,
+    pid: pid ?? null,
+  });
+  const prometheus = monitor(prometheusUrl(s), promOk, prometheusPid(layout));
+  const alertmanager = monitor(alertmanagerUrl(s), amOk, alertmanagerPid(layout));
+  const exporters = {
+    postgres: monitor(exporterUrl(layout, "postgres"), pgExporterOk, exporterPid(layout, "postgres")),
+    redis: monitor(exporterUrl(layout, "redis"), redisExporterOk, exporterPid(layout, "redis")),
+  };
   const admin = `${encodeURIComponent(BROKER_ADMIN)}:${encodeURIComponent(secrets.brokerAdmin)}`;
   const vhost = encodeURIComponent(BROKER_VHOST);
   const nodes = layout.rabbitmq.nodes.map((n) => ({
@@ -201,6 +276,10 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
   if (!pgHealth?.healthy) problems.push("postgres: not every service role can reach its database");
   if (!redisOk) problems.push("redis: no PONG");
   problems.push(...broker.problems.map((p) => `rabbitmq: ${p}`));
+  if (!promOk) problems.push(`prometheus: ${prometheus.pid ? "not ready" : "not running"}`);
+  if (!amOk) problems.push(`alertmanager: ${alertmanager.pid ? "not ready" : "not running"}`);
+  for (const [name, e] of Object.entries(exporters))
+    if (!e.healthy) problems.push(`${name}-exporter: ${e.pid ? "no metrics" : "not running"}`);
   for (const a of apps)
     if (!a.healthy) problems.push(`${a.name}: not ${a.kind === "service" ? "ready" : "running"}`);
   return {
@@ -230,5 +309,8 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
       problems: broker.problems,
     },
     services: apps,
+    prometheus,
+    alertmanager,
+    exporters,
   };
 }

@@ -10,7 +10,20 @@ const compose = readCompose();
 
 // The oldest major still supported upstream, per image. An image missing here fails the test, so adding
 // one means looking up its support window.
-const SUPPORTED_FROM: Record<string, number> = { rabbitmq: 4, postgres: 17, redis: 8, node: 22, bash: 5 };
+const SUPPORTED_FROM: Record<string, number> = {
+  rabbitmq: 4,
+  postgres: 17,
+  redis: 8,
+  node: 22,
+  bash: 5,
+  // Monitoring: the current majors (Prometheus 2 is out of support; the others never had a second major).
+  prometheus: 3,
+  alertmanager: 0,
+  "postgres-exporter": 0,
+  redis_exporter: 1,
+  grafana: 12,
+  jaeger: 2,
+};
 
 const pulled = Object.entries(compose.services)
   .filter(([, s]) => s.build === undefined)
@@ -24,7 +37,8 @@ function dockerfileBases(): string[] {
 }
 
 const parseImage = (image: string) => {
-  const m = /^(?:[a-z0-9.-]+\/)*([a-z0-9._-]+):(\d+)(?:\.(\d+))?(?:\.\d+)?(?:-[a-z0-9.-]+)?$/.exec(image);
+  // Prometheus' projects tag v3.5.0: the "v" is not part of the version.
+  const m = /^(?:[a-z0-9.-]+\/)*([a-z0-9._-]+):v?(\d+)(?:\.(\d+))?(?:\.\d+)?(?:-[a-z0-9.-]+)?$/.exec(image);
   return m ? { repo: m[1] as string, major: Number(m[2]), minor: m[3] } : undefined;
 };
 

@@ -3,7 +3,7 @@
 import path from "node:path";
 import { doneOnConfirm, publishedBy } from "@orderflow/contracts";
 import { amqpUrlsFor } from "../broker-urls.ts";
-import { repoRoot } from "../env.ts";
+import { otelEnv, repoRoot } from "../env.ts";
 import type { Stack } from "../open-stack.ts";
 import { serviceUrl } from "../postgres.ts";
 import { redisUrl } from "../redis.ts";
@@ -32,6 +32,9 @@ const run = (file: string) => ["--import", "tsx", path.join(repoRoot, file)];
 export function appDefinitions(s: Stack, variant: AppVariant = {}): AppDefinition[] {
   const host = "127.0.0.1";
   const extraEnv = variant.env ?? {};
+  // OTEL_* of `pnpm stack up` reach every process; each is named for itself (as in docker-compose.yml),
+  // since one OTEL_SERVICE_NAME for all six would merge them in a trace viewer.
+  const otel = otelEnv();
   const entry = (name: string, own: string) => variant.entries?.[name] ?? own;
   const url = (svc: ServiceName) => `http://${host}:${s.layout.servicePorts[svc]}`;
   return SERVICE_NAMES.flatMap((svc): AppDefinition[] => {
@@ -59,6 +62,8 @@ export function appDefinitions(s: Stack, variant: AppVariant = {}): AppDefinitio
           INVENTORY_URL: url("inventory"),
           POINTS_URL: url("points"),
           LOG_LEVEL: "info",
+          ...otel,
+          OTEL_SERVICE_NAME: svc,
           ...extraEnv,
         },
       },
@@ -77,6 +82,10 @@ export function appDefinitions(s: Stack, variant: AppVariant = {}): AppDefinitio
           // The order service's reconciliation re-sends what is missing, with knowledge of the saga.
           OUTBOX_RECONCILE: "off",
           OUTBOX_LOG_LEVEL: "info",
+          // Scraped by the stack's Prometheus (job relay); loopback only, the default host.
+          OUTBOX_METRICS_PORT: String(s.layout.relayMetricsPorts[svc]),
+          ...otel,
+          OTEL_SERVICE_NAME: `relay-${svc}`,
           ...extraEnv,
         },
       },

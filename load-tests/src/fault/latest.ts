@@ -5,6 +5,7 @@ import path from "node:path";
 import type { AuditResult } from "../audit/audit.ts";
 import { availabilityDuringFaults, type ExtraSeries, faultWindows } from "../report/derive.ts";
 import type { RunResult } from "../result.ts";
+import type { WatchedAlert } from "./alerts.ts";
 import { outboxRecoveryMs, type ScenarioRun } from "./run-scenario.ts";
 import type { Expectation, Scenario } from "./scenario.ts";
 
@@ -13,6 +14,8 @@ interface SavedRun {
   parkedDelta?: Record<string, number>;
   run: RunResult;
   series: ExtraSeries[];
+  /** Absent in runs saved before the lab watched Alertmanager. */
+  alerts?: WatchedAlert[];
   audit: AuditResult & { expectation: Expectation; duplicateRate?: number; damage?: Record<string, number> };
 }
 
@@ -40,6 +43,7 @@ export function latestRuns(reportsDir: string, scenarios: readonly Scenario[]): 
           faultWindows(run.events, run.durationMs),
         ),
         facts: saved.facts,
+        alerts: saved.alerts ?? [],
       },
       expectation: audit.expectation,
       series,

@@ -2,7 +2,13 @@
 // fault script beside it, the per-second samples, then the bounded audit, the files and the verdict.
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { healInfrastructure, listQueues, restartAppsWith, type Stack } from "@orderflow/infra";
+import {
+  alertmanagerUrl,
+  healInfrastructure,
+  listQueues,
+  restartAppsWith,
+  type Stack,
+} from "@orderflow/infra";
 import { absorbedCounters, audit } from "../audit/audit.ts";
 import { createJsonlWriter, type LedgerEntry, recordSuccesses } from "../ledger.ts";
 import {
@@ -15,6 +21,8 @@ import { reportFigures } from "../report/render-report.ts";
 import { writeJson, writeReport } from "../report/write-report.ts";
 import type { RunResult } from "../result.ts";
 import { startLoad } from "../runner.ts";
+import { alertChecks, alertTitle, allFiredAndResolved, expectedAlerts, faultSpan } from "./alert-checks.ts";
+import { startAlertWatcher, waitUntilInactive } from "./alerts.ts";
 import { check } from "./expectations.ts";
 import { startSampler } from "./sampler.ts";
 import type { Expectation, Outcome, Scenario } from "./scenario.ts";
@@ -69,11 +77,24 @@ export function outboxRecoveryMs(series: readonly ExtraSeries[], events: RunResu
   );
 }
 
+/**
+ * How long, after the audit and the drain, the lab still waits for the expected alerts to fire and
+ * resolve: a resolution needs a scrape and an evaluation (5 s each) after the fault healed, and the
+ * audit has usually outlasted that; the bound is for a rule or an Alertmanager that never answers.
+ */
+const ALERT_WAIT_MS = 90_000;
+
 /** A run whose fault script failed did not test what it claims: it fails, saying why. */
 function withFaultScript(e: Expectation, facts: Record<string, unknown>): Expectation {
   if (facts.faultError === undefined) return e;
   const checks = [...e.checks, check("the fault script ran to its end", false, String(facts.faultError))];
   return { passed: false, checks };
+}
+
+/** The declared alerts' checks join the scenario's own: a missing alert fails the run like lost orders. */
+function withAlerts(e: Expectation, checks: Expectation["checks"]): Expectation {
+  if (checks.length === 0) return e;
+  return { passed: e.passed && checks.every((c) => c.ok), checks: [...e.checks, ...checks] };
 }
 
 export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Promise<ScenarioRun> {
@@ -91,6 +112,12 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   // Broker URLs carry credentials: the log shows them masked.
   o.log(`[${sc.name}] apps ${JSON.stringify(variant).replace(/\/\/([^:/@]+):[^@]+@/g, "//$1:***@")}`);
   if (await restartAppsWith(s, variant)) o.log(`[${sc.name}] apps restarted as that variant`);
+
+  if (sc.alerts) {
+    const names = [...new Set(sc.alerts.map((a) => a.name))];
+    const still = await waitUntilInactive(alertmanagerUrl(s), names, Date.now() + 30_000);
+    if (still.length > 0) o.log(`[${sc.name}] still active before the run: ${still.join(", ")}`);
+  }
 
   const work = createWorkload(prefix);
   await seedStock(s, work.initialStock);
@@ -134,6 +161,14 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     () => performance.now() - t0,
     o.long ? (line) => o.log(`[${sc.name}] ${line}`) : undefined,
   );
+  const settleMs = sc.settleMs ?? (o.long ? 180_000 : 60_000);
+  const alertsWatch = startAlertWatcher({
+    url: alertmanagerUrl(s),
+    sinceMs: () => performance.now() - t0,
+    // Bounded even if this run throws before stopping it: the load, the settle, the waits, a margin.
+    maxMs: o.durationMs + settleMs + ALERT_WAIT_MS + 300_000,
+    log: (line) => o.log(`[${sc.name}] ${line}`),
+  });
 
   let loadDone = false;
   const done = load.result.finally(() => {
@@ -179,7 +214,7 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   facts.resolvedAfterTimeout = await work.resolveUnanswered(serviceUrls(s)[0] as string);
   o.log(`[${sc.name}] unanswered requests asked again: ${JSON.stringify(facts.resolvedAfterTimeout)}`);
   const result = await audit(s, work.ledger(), {
-    settleTimeoutMs: sc.settleMs ?? (o.long ? 180_000 : 60_000),
+    settleTimeoutMs: settleMs,
     serviceUrls: serviceUrls(s),
     before,
   });
@@ -188,6 +223,18 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   const drainUntil = Date.now() + 20_000;
   while (!sampler.drained() && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 1_000));
   const series = await sampler.stop();
+  const expected = expectedAlerts(sc.alerts, facts, s);
+  const span = faultSpan(run.events, run.durationMs);
+  if (expected.length > 0 && span !== null) {
+    o.log(`[${sc.name}] waiting for alerts ${expected.map(alertTitle).join(", ")} to fire and resolve`);
+    const seen = await alertsWatch.waitUntil(
+      (alerts) => allFiredAndResolved(expected, alerts, span.injectedMs),
+      Date.now() + ALERT_WAIT_MS,
+    );
+    if (!seen) o.log(`[${sc.name}] gave up waiting for the alerts after ${ALERT_WAIT_MS / 1000} s`);
+  }
+  const watchedUntilMs = performance.now() - t0;
+  const watched = await alertsWatch.stop();
   const parkedDelta = delta(await parkingCounts(s), parkedBefore);
   await sc.cleanup?.(facts, s);
 
@@ -200,8 +247,13 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
       faultWindows(run.events, run.durationMs),
     ),
     facts,
+    alerts: watched.alerts,
   };
-  const expectation = withFaultScript(sc.expect(outcome), facts);
+  const alertResults = alertChecks(expected, watched.alerts, run.events, run.durationMs, {
+    ...watched,
+    untilMs: watchedUntilMs,
+  });
+  const expectation = withAlerts(withFaultScript(sc.expect(outcome), facts), alertResults);
   // A service that restarted during the run (killed, or crashed with its database) starts its counters
   // again from zero: then after-minus-before is meaningless, and the counts since the restart (a lower
   // bound) are what we have.
@@ -234,9 +286,16 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     parkedDelta,
     run,
     series,
+    alerts: watched.alerts,
+    alertWatch: { url: alertmanagerUrl(s), polls: watched.polls, failedPolls: watched.failedPolls },
     audit: verdict,
   });
-  const html = writeReport(path.join(dir, `${runId}.html`), { run, series, audit: verdict });
+  const html = writeReport(path.join(dir, `${runId}.html`), {
+    run,
+    series,
+    audit: verdict,
+    alerts: watched.alerts,
+  });
   const recoveryMs = reportFigures({ run, series, audit: verdict }).recoveryMs;
   return {
     scenario: sc,

@@ -3,6 +3,7 @@
 import type { AppVariant, Stack } from "@orderflow/infra";
 import type { AuditResult } from "../audit/audit.ts";
 import type { RunResult } from "../result.ts";
+import type { WatchedAlert } from "./alerts.ts";
 
 export interface FaultContext {
   stack: Stack;
@@ -26,6 +27,21 @@ export interface Outcome {
   /** 2xx share of requests meant to start inside fault windows (null without a fault). */
   availabilityDuringFaults: number | null;
   facts: Record<string, unknown>;
+  /** What Alertmanager held during the run and the settle phase, one entry per firing episode. */
+  alerts: WatchedAlert[];
+}
+
+/** An alert the fault must raise: its rule's name and the labels it must carry (the node it killed). */
+export interface ExpectedAlert {
+  name: string;
+  labels: Record<string, string>;
+}
+
+/** What a scenario declares: an alert name, and the label sets of the alerts of that name it expects. */
+export interface DeclaredAlert {
+  name: string;
+  /** One label set per alert, from what the fault did (facts: the node it killed); default: one, any labels. */
+  each?: (facts: Record<string, unknown>, s: Stack) => Array<Record<string, string>>;
 }
 
 export interface Expectation {
@@ -53,6 +69,12 @@ export interface Scenario {
   rate?: number;
   /** How long the audit waits for the system to settle. */
   settleMs?: number;
+  /**
+   * Alerts the fault must raise. Before the load the lab waits (bounded) until none of these names is
+   * active (a node a previous run left down still has its alert open); after the audit it waits
+   * (bounded) until each has reached Alertmanager and resolved, and adds a check for each edge.
+   */
+  alerts?: DeclaredAlert[];
   expect: (o: Outcome) => Expectation;
   /**
    * The damage in the scenario's own terms (a pitfall's: ghost units, rows failed, laps of a cycle...),

@@ -2,6 +2,7 @@
 // and each scenario's verdict against what it expects.
 import fs from "node:fs";
 import path from "node:path";
+import { alertsFired } from "../report/alert-marks.ts";
 import { fmtDamage, fmtMs, fmtNum, fmtPct } from "../report/html.ts";
 import { reportFigures } from "../report/render-report.ts";
 import { writeSummary } from "../report/write-report.ts";
@@ -22,6 +23,7 @@ const HEAD = [
   "unexpected",
   "duplicate rate",
   "damage (own terms)",
+  "alerts fired",
   "verdict",
 ];
 
@@ -43,6 +45,7 @@ export function summaryRows(runs: readonly ScenarioRun[]): string[][] {
       String(d.unexpected),
       fmtPct(r.duplicateRate, 2),
       fmtDamage(r.damage),
+      alertsFired(r.outcome.alerts),
       r.expectation.passed ? "pass" : "FAIL",
     ];
   });
@@ -66,6 +69,7 @@ export function writeLabSummary(dir: string, runs: readonly ScenarioRun[], machi
     runs.map((r) => ({
       run: r.outcome.run,
       series: r.series,
+      alerts: r.outcome.alerts,
       audit: {
         passed: r.expectation.passed,
         duplicateRate: r.duplicateRate ?? undefined,

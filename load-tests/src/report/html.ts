@@ -53,6 +53,7 @@ pre.json { background: var(--panel); border: 1px solid var(--line); border-radiu
   font: 12.5px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
 .j-key { color: #0b5cad; } .j-str { color: #1a7f37; } .j-num { color: #9a3412; } .j-lit { color: #7c3aed; }
 .note { color: var(--muted); font-size: 12.5px; }
+tr.alert td { color: #5a32a3; }
 `;
 
 export function page(title: string, body: string): string {

@@ -1,6 +1,7 @@
 // One self-contained HTML page for one run: inline CSS and SVG only, so it can be mailed, archived as
 // a CI artifact or opened from disk years later without anything to fetch.
 import type { RunResult } from "../result.ts";
+import { type AlertSpan, alertEvents, alertMarkers, alertsTable } from "./alert-marks.ts";
 import {
   type AuditVerdict,
   apiRecoveryMs,
@@ -17,6 +18,8 @@ export interface ReportInput {
   run: RunResult;
   series?: ExtraSeries[];
   audit?: AuditVerdict;
+  /** The alerts Alertmanager held during the run (the fault lab watches it); undefined when not watched. */
+  alerts?: AlertSpan[];
   /** Overrides where the run says it ran (shown under the title). */
   machine?: string;
 }
@@ -81,8 +84,13 @@ function verdictBadge(ok: boolean | null, yes = "PASS", no = "FAIL"): string {
 function charts(input: ReportInput): string {
   const { run } = input;
   const lastSample = Math.max(0, ...(input.series ?? []).map((s) => s.points.at(-1)?.atMs ?? 0)) / 1000;
-  const endS = Math.max(1, run.durationMs / 1000, run.timeline.length, lastSample);
-  const markers: ChartMarker[] = run.events.map((e) => ({ x: e.atMs / 1000, label: e.name }));
+  // An alert resolves during the settle phase, after the load: the axis runs on to show it.
+  const lastAlert = Math.max(0, ...(input.alerts ?? []).map((a) => a.resolvedMs ?? a.firstSeenMs)) / 1000;
+  const endS = Math.max(1, run.durationMs / 1000, run.timeline.length, lastSample, Math.ceil(lastAlert + 1));
+  const markers: ChartMarker[] = [
+    ...run.events.map((e) => ({ x: e.atMs / 1000, label: e.name })),
+    ...alertMarkers(input.alerts ?? []),
+  ];
   const windows = faultWindows(run.events, run.durationMs).map((w) => ({
     from: w.fromMs / 1000,
     to: w.toMs / 1000,
@@ -201,12 +209,16 @@ function thresholdsTable(run: RunResult): string {
 <p class="note">http_req_duration is in ms, measured from each request's intended start; http_req_failed counts transport errors and statuses outside 200-399.</p>`;
 }
 
-function eventsTable(run: RunResult): string {
-  if (run.events.length === 0) return `<p class="note">No events were marked.</p>`;
-  const rows = run.events
+function eventsTable(run: RunResult, alerts: readonly AlertSpan[]): string {
+  const events = [
+    ...run.events.map((e) => ({ ...e, cls: "" })),
+    ...alertEvents(alerts).map((e) => ({ ...e, cls: "alert" })),
+  ].sort((a, b) => a.atMs - b.atMs);
+  if (events.length === 0) return `<p class="note">No events were marked.</p>`;
+  const rows = events
     .map(
       (e) =>
-        `<tr><td class="num">${esc((e.atMs / 1000).toFixed(2))} s</td><td>${esc(e.name)}</td><td>${
+        `<tr${e.cls ? ` class="${e.cls}"` : ""}><td class="num">${esc((e.atMs / 1000).toFixed(2))} s</td><td>${esc(e.name)}</td><td>${
           e.detail === undefined ? "" : `<code>${esc(JSON.stringify(e.detail))}</code>`
         }</td></tr>`,
     )
@@ -254,13 +266,16 @@ export function renderReport(input: ReportInput): string {
   const body = `${header}
 <div class="cards" id="cards">${cards}</div>
 <h2>Charts</h2>
-<p class="note">Dashed orange lines are marked events; shaded spans run from "fault injected" to "fault healed".
+<p class="note">Dashed orange lines are marked events; shaded spans run from "fault injected" to "fault healed";
+violet lines labelled at the bottom are alerts reaching Alertmanager (solid) and resolving (dotted).
 Outcomes and latencies belong to the second a request was meant to start, so a stall shows where it happened.</p>
 ${charts(input)}
 <h2>Thresholds</h2>
 ${thresholdsTable(run)}
 <h2>Events</h2>
-${eventsTable(run)}
+${eventsTable(run, input.alerts ?? [])}
+<h2>Alerts</h2>
+${alertsTable(input.alerts)}
 ${audit}
 <h2>Run options</h2>
 ${jsonBlock(run.options)}

@@ -1,12 +1,13 @@
 // The table across scenarios that `pnpm fault all` prints (Markdown, for the README and CI logs) and
 // writes (HTML, self-contained, beside each scenario's own report).
+import { alertsFired } from "./alert-marks.ts";
 import { esc, fmtDamage, fmtMs, fmtNum, fmtPct, page } from "./html.ts";
 import { type ReportFigures, type ReportInput, reportFigures } from "./render-report.ts";
 
 interface Column {
   title: string;
   numeric: boolean;
-  value: (f: ReportFigures) => string;
+  value: (f: ReportFigures, input: ReportInput) => string;
 }
 
 const verdict = (ok: boolean | null) => (ok === null ? "—" : ok ? "pass" : "FAIL");
@@ -24,6 +25,7 @@ const COLUMNS: Column[] = [
   { title: "2xx during faults", numeric: true, value: (f) => fmtPct(f.availabilityDuringFaults) },
   { title: "recovery", numeric: true, value: (f) => fmtMs(f.recoveryMs) },
   { title: "duplicate rate", numeric: true, value: (f) => fmtPct(f.duplicateRate, 3) },
+  { title: "alerts fired", numeric: false, value: (_f, input) => alertsFired(input.alerts) },
   { title: "damage (own terms)", numeric: false, value: (f) => fmtDamage(f.damage) },
 ];
 
@@ -37,7 +39,9 @@ export function renderSummaryMarkdown(runs: readonly ReportInput[], machine?: st
   const lines = [
     `| ${COLUMNS.map((c) => c.title).join(" | ")} |`,
     `| ${COLUMNS.map((c) => (c.numeric ? "---:" : "---")).join(" | ")} |`,
-    ...figures.map((f) => `| ${COLUMNS.map((c) => cell(c.value(f))).join(" | ")} |`),
+    ...figures.map(
+      (f, i) => `| ${COLUMNS.map((c) => cell(c.value(f, runs[i] as ReportInput))).join(" | ")} |`,
+    ),
   ];
   const where = machine ?? runs[0]?.run.machine;
   if (where) lines.push("", `Machine: ${where}`);
@@ -53,7 +57,7 @@ export function renderSummaryHtml(
   const rows = figures
     .map((f, i) => {
       const cells = COLUMNS.map((c, j) => {
-        const text = esc(c.value(f));
+        const text = esc(c.value(f, runs[i] as ReportInput));
         const link = o.links?.[i];
         const content = j === 0 && link ? `<a href="${esc(link)}">${text}</a>` : text;
         const bad = text === "FAIL" ? " bad" : text === "pass" ? " ok" : "";

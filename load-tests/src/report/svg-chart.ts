@@ -12,6 +12,8 @@ export interface ChartSeries {
 export interface ChartMarker {
   x: number;
   label: string;
+  /** Fault marks label the top of the plot; alert marks (Alertmanager's view) the bottom, in purple. */
+  kind?: "fault" | "alert-fired" | "alert-resolved";
 }
 
 export interface ChartSpec {
@@ -35,6 +37,8 @@ const minOf = (values: number[], fallback: number) => values.reduce((a, b) => Ma
 const maxOf = (values: number[], fallback: number) => values.reduce((a, b) => Math.max(a, b), fallback);
 
 const W = 960;
+/** Alert marks' colour: a violet darker than any series' colour. */
+const ALERT = "#5a32a3";
 const H = 316;
 const PAD = { left: 84, right: 16, top: 50, bottom: 44 };
 
@@ -143,15 +147,29 @@ export function lineChart(spec: ChartSpec): string {
     );
   }
 
-  spec.markers?.forEach((m, i) => {
-    if (m.x < x0 || m.x > x1) return;
+  let faults = 0;
+  let alerts = 0;
+  for (const m of spec.markers ?? []) {
+    if (m.x < x0 || m.x > x1) continue;
     const x = sx(m.x).toFixed(1);
-    // Labels alternate in height so two faults close together stay readable.
-    const ly = PAD.top + 12 + (i % 3) * 14;
+    const kind = m.kind ?? "fault";
+    // Labels alternate in height so two marks close together stay readable.
+    if (kind === "fault") {
+      const ly = PAD.top + 12 + (faults++ % 3) * 14;
+      out.push(
+        `<g class="fault-marker" data-label="${esc(m.label)}"><line x1="${x}" x2="${x}" y1="${PAD.top}" y2="${PAD.top + plotH}" stroke="#d9480f" stroke-width="1.5" stroke-dasharray="4 3"/><text x="${Number(x) + 4}" y="${ly}" fill="#d9480f" font-size="11.5">${esc(m.label)}</text></g>`,
+      );
+      continue;
+    }
+    const ly = PAD.top + plotH - 8 - (alerts++ % 3) * 14;
+    const dash = kind === "alert-resolved" ? ' stroke-dasharray="2 3"' : "";
+    // A label near the right edge runs leftwards, so it is not cut off by the plot's end.
+    const right = Number(x) > W * 0.6;
+    const text = `x="${Number(x) + (right ? -4 : 4)}" y="${ly}"${right ? ' text-anchor="end"' : ""}`;
     out.push(
-      `<g class="fault-marker" data-label="${esc(m.label)}"><line x1="${x}" x2="${x}" y1="${PAD.top}" y2="${PAD.top + plotH}" stroke="#d9480f" stroke-width="1.5" stroke-dasharray="4 3"/><text x="${Number(x) + 4}" y="${ly}" fill="#d9480f" font-size="11.5">${esc(m.label)}</text></g>`,
+      `<g class="alert-marker ${kind}" data-label="${esc(m.label)}"><line x1="${x}" x2="${x}" y1="${PAD.top}" y2="${PAD.top + plotH}" stroke="${ALERT}" stroke-width="2"${dash}/><text ${text} fill="${ALERT}" font-size="11.5">${esc(m.label)}</text></g>`,
     );
-  });
+  }
 
   // Legend on its own line under the title, so long titles never run into it.
   let lx = PAD.left;

@@ -10,7 +10,9 @@ import { registerApiDocs } from "./api-docs.ts";
 import { answerClientError } from "./client-errors.ts";
 import { answerFrameworkError, installProblemHandlers, sendProblem } from "./error-handler.ts";
 import { MAX_PARAM_LENGTH } from "./fields.ts";
+import { registerHttpMetrics } from "./http-metrics.ts";
 import { problemBody } from "./problems.ts";
+import { registerTracing } from "./tracing.ts";
 
 export const CORRELATION_HEADER = "x-correlation-id";
 
@@ -60,6 +62,7 @@ export async function createBaseApp(opts: BaseAppOptions): Promise<FastifyInstan
     },
   });
   installProblemHandlers(app);
+  registerTracing(app);
   guardAdminRoutes(app, { token: opts.adminToken });
   // JSON only: fastify's default text/plain parser would hand a string to a JSON schema (400, not 415).
   app.removeContentTypeParser("text/plain");
@@ -74,6 +77,7 @@ export async function createBaseApp(opts: BaseAppOptions): Promise<FastifyInstan
     reply.header(CORRELATION_HEADER, req.id);
     if (closing) reply.header("connection", "close");
   });
+  await registerHttpMetrics(app, opts.metrics);
   await registerApiDocs(app, { service: opts.service, version: opts.version ?? "1.0.0" });
 
   // Probes and scrapes arrive every few seconds: logged only when they fail.

@@ -6,6 +6,7 @@ import type { SqlTx } from "@orderflow/db";
 import { type Logger, silentLogger } from "@orderflow/logging";
 import type { Channel, ConsumeMessage } from "amqplib";
 import { createConfirmPublisher } from "./confirm-publisher.ts";
+import { markOutcome } from "./consumer-span.ts";
 import type { Consumer, ConsumerHealth, ConsumerOptions, Outcome } from "./consumer-types.ts";
 import { createDelivery } from "./delivery.ts";
 import { PoisonMessageError } from "./errors.ts";
@@ -104,6 +105,7 @@ export async function startConsumer<Tx extends SqlTx>(opts: ConsumerOptions<Tx>)
   const counts = newCounts();
   const report = (o: Outcome) => {
     counts[o.kind] += 1;
+    markOutcome(o); // on the delivery's span: report runs within it
     try {
       opts.onOutcome?.(o);
     } catch {}

@@ -5,6 +5,7 @@ import { type EventType, HEADERS } from "@orderflow/contracts";
 import { isDataError, type RunTransaction, type SqlTx } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import type { Channel, ConsumeMessage } from "amqplib";
+import { inConsumerSpan } from "./consumer-span.ts";
 import type { Handler, HandlerResult, Handlers, Outcome } from "./consumer-types.ts";
 import type { DedupCache } from "./dedup-cache.ts";
 import { type InboundEvent, readInbound } from "./inbound.ts";
@@ -177,7 +178,7 @@ export function createDelivery<Tx extends SqlTx>(
   return async (ch, msg) => {
     const d: Delivery = { ch, msg, log: deliveryLog(deps.log, deps.queue, msg) };
     try {
-      await decide(deps, d);
+      await inConsumerSpan(deps.queue, msg, () => decide(deps, d));
     } catch (e) {
       // Unexpected (a bug here, not in a handler): keep consuming; the broker will redeliver.
       d.log.error({ error: (e as Error).message }, "consumer.unexpected_failure");

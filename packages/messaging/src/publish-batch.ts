@@ -60,7 +60,6 @@ class Batch {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
-const CONFIRMED: PublishOutcome = { status: "confirmed" };
 
 function propertiesOf(m: OutgoingMessage): Options.Publish {
   const props: Options.Publish = { persistent: true, ...m.properties, mandatory: true };
@@ -79,11 +78,20 @@ async function waitForDrain(ch: ConfirmChannel, deadline: number): Promise<void>
   ]);
 }
 
-function onConfirm(d: BatchDeps, run: NackRun, batch: Batch, i: number, m: OutgoingMessage, err: unknown) {
+function onConfirm(
+  d: BatchDeps,
+  run: NackRun,
+  batch: Batch,
+  i: number,
+  m: OutgoingMessage,
+  err: unknown,
+  sentAt: number,
+) {
   if (!err) {
     run.consecutive = 0;
     const why = d.keeper.takeReturned(m.properties.messageId);
-    batch.settle(i, why !== undefined ? { status: "refused", reason: why } : CONFIRMED);
+    const confirmed = { status: "confirmed", confirmSeconds: (performance.now() - sentAt) / 1000 } as const;
+    batch.settle(i, why !== undefined ? { status: "refused", reason: why } : confirmed);
   } else if ((err as Error).message === "message nacked") {
     run.consecutive++;
     batch.settle(i, { status: "refused", reason: REASONS.nacked });
@@ -112,9 +120,10 @@ async function sendAll(
       continue;
     }
     batch.sent();
+    const sentAt = performance.now();
     try {
       const writable = ch.publish(m.exchange, m.routingKey, m.body, propertiesOf(m), (err: unknown) =>
-        onConfirm(d, run, batch, i, m, err),
+        onConfirm(d, run, batch, i, m, err, sentAt),
       );
       if (!writable) await waitForDrain(ch, deadline);
     } catch (e) {

@@ -19,7 +19,11 @@ export interface OutgoingMessage {
  *   quorum is lost) or a run of nacks. Never the message's fault: it must not count as an attempt.
  */
 export type PublishOutcome =
-  | { status: "confirmed" }
+  | {
+      status: "confirmed";
+      /** From the publish to the broker's confirm (for a quorum queue: a majority's fsync), in seconds. */
+      confirmSeconds?: number;
+    }
   | { status: "refused"; reason: string }
   | { status: "unavailable"; reason: string };
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SqlTx } from "@orderflow/db";
+import { activeTraceparent } from "@orderflow/telemetry";
 import type { OutboxEvent } from "./types.ts";
 
 // Raw SQL through the caller's transaction: a Prisma interactive `tx` and pgTransaction both satisfy
@@ -14,7 +15,11 @@ export async function enqueue(tx: SqlTx, event: OutboxEvent): Promise<string> {
   const headers: Record<string, string> = {};
   if (event.correlationId) headers.correlationId = event.correlationId;
   if (event.causationId) headers.causationId = event.causationId;
-  if (event.traceparent) headers.traceparent = event.traceparent;
+  // The trace context is captured now, while the writer's span (the HTTP request, the consumer's delivery)
+  // is active: the relay publishes later, from another context or process. Without a span (tracing off)
+  // a context the caller passed along is kept as it came.
+  const traceparent = activeTraceparent() ?? event.traceparent;
+  if (traceparent) headers.traceparent = traceparent;
   await tx.$executeRawUnsafe(
     SQL,
     messageId,

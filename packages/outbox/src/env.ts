@@ -1,6 +1,7 @@
 // The only reader of process.env in this package (see .env.example and README.md for each variable).
 // Everything else takes its configuration as arguments.
 import {
+  ConfigError,
   int,
   type LogLevel,
   list,
@@ -13,6 +14,7 @@ import {
   str,
   url,
 } from "@orderflow/config";
+import { readTelemetryEnv, type TelemetryEnv } from "@orderflow/telemetry";
 import type { ArchiverConfig } from "./archiver.ts";
 import type { ReconcilerConfig } from "./reconciler.ts";
 import type { RelayConfig } from "./relay.ts";
@@ -29,6 +31,8 @@ export interface OutboxEnv {
   /** Where /metrics listens: loopback unless a container network must reach it. */
   metricsHost: string;
   logLevel: LogLevel;
+  /** The standard OTEL_* variables: tracing is on when an OTLP endpoint is set. */
+  telemetry: TelemetryEnv;
 }
 
 const ms = (name: string) => num(name, { min: 0 });
@@ -65,8 +69,29 @@ function defined<T extends object>(o: T): Partial<T> {
 }
 
 /** `needsBroker` false: the CLI's commands that touch only the database. */
+/** Both readers' problems in one error, so one start names every bad variable. */
+function readBoth<A, B>(a: () => A, b: () => B): [A, B] {
+  const problems: string[] = [];
+  const attempt = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      problems.push(...e.problems);
+      return undefined;
+    }
+  };
+  const ra = attempt(a);
+  const rb = attempt(b);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return [ra as A, rb as B];
+}
+
 export function readOutboxEnv(env: RawEnv = process.env, needsBroker = true): OutboxEnv {
-  const e = readEnv(schema(needsBroker), env);
+  const [e, telemetry] = readBoth(
+    () => readEnv(schema(needsBroker), env),
+    () => readTelemetryEnv(env),
+  );
   return {
     databaseUrl: e.databaseUrl,
     amqpUrls: e.amqpUrls,
@@ -98,5 +123,6 @@ export function readOutboxEnv(env: RawEnv = process.env, needsBroker = true): Ou
     ...(e.metricsPort === undefined ? {} : { metricsPort: e.metricsPort }),
     metricsHost: e.metricsHost,
     logLevel: e.logLevel,
+    telemetry,
   };
 }

@@ -5,7 +5,16 @@ import type pg from "pg";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import { outboxStats } from "./sql/outbox-stats.ts";
 
+/** How a row reached the publisher: right after its transaction's commit, or by the sweep. */
+export type RelayPath = "fast-path" | "sweep";
+
 export interface OutboxMetrics {
+  /** Rows claimed for a publish, by path. */
+  claimed: Counter<"path">;
+  /** Rows published, by path and the broker's verdict (confirmed, refused, unavailable). */
+  published: Counter<"path" | "outcome">;
+  /** Each confirmed publish, from its publish to the broker's confirm. */
+  confirmLatency: Histogram;
   sent: Counter;
   refused: Counter;
   failed: Counter;
@@ -17,6 +26,30 @@ export interface OutboxMetrics {
   timeInOutbox: Histogram;
   publishLatency: Histogram;
   confirmWindow: Gauge;
+}
+
+/** What the relay counts per publish: claims by path, verdicts, and each message's confirm latency. */
+function relayCounts(p: string, registers: Registry[]) {
+  return {
+    claimed: new Counter({
+      name: `${p}claimed_total`,
+      help: "Rows claimed for a publish, by path (fast-path: right after the commit; sweep: the relay's loop)",
+      labelNames: ["path"],
+      registers,
+    }),
+    published: new Counter({
+      name: `${p}published_total`,
+      help: "Rows published, by path and the broker's verdict (confirmed, refused, unavailable)",
+      labelNames: ["path", "outcome"],
+      registers,
+    }),
+    confirmLatency: new Histogram({
+      name: `${p}confirm_seconds`,
+      help: "From a row's publish to the broker's confirm (for a quorum queue: replicated to a majority)",
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+  };
 }
 
 export function createOutboxMetrics(opts: {
@@ -66,6 +99,7 @@ export function createOutboxMetrics(opts: {
     );
   }
   return {
+    ...relayCounts(p, registers),
     sent: new Counter({
       name: `${p}sent_total`,
       help: "Rows confirmed by the broker and marked sent",

@@ -36,7 +36,7 @@ export function createReconciler(deps: {
   async function runOnce(): Promise<number> {
     const rows = await claimStaleSent(deps.pool, cfg.staleAfterMs, cfg.batchSize);
     if (rows.length === 0) return 0;
-    const outcomes = await deps.publisher.publishBatch(rows.map(toMessage));
+    const outcomes = await deps.publisher.publishBatch(rows.map((r) => toMessage(r)));
     let confirmed = 0;
     rows.forEach((row, i) => {
       const o = outcomes[i];

@@ -9,7 +9,8 @@ import type pg from "pg";
 import { nextRetryDelayMs } from "./backoff.ts";
 import type { ClaimStrategy } from "./claim.ts";
 import type { HealthGate } from "./health-gate.ts";
-import type { OutboxMetrics } from "./metrics.ts";
+import type { OutboxMetrics, RelayPath } from "./metrics.ts";
+import { tracePublish } from "./publish-spans.ts";
 import { firstIds, type RelayConfig, type RelayFaults, rowFields } from "./relay-config.ts";
 import { markSent } from "./sql/mark-sent.ts";
 import { recordRefusal } from "./sql/record-refusal.ts";
@@ -65,10 +66,27 @@ async function refuse(p: RelayParts, row: ClaimedRow, reason: string): Promise<v
   } else p.log.warn({ ...fields, retryInMs: delay }, "relay.message_refused");
 }
 
+/** Counts a batch's rows and verdicts (these metrics serve the relay process and the services' fast path). */
+function countBatch(p: RelayParts, path: "fast" | "sweep", outcomes: PublishOutcome[]) {
+  const m = p.metrics;
+  if (!m) return;
+  const label: RelayPath = path === "fast" ? "fast-path" : "sweep";
+  // Every row a relay publishes was claimed for this publish, just before (fast-path.ts, relay.ts).
+  m.claimed.inc({ path: label }, outcomes.length);
+  for (const o of outcomes) {
+    m.published.inc({ path: label, outcome: o.status });
+    if (o.status === "confirmed" && o.confirmSeconds !== undefined)
+      m.confirmLatency.observe(o.confirmSeconds);
+  }
+}
+
 export async function publishAndRecord(p: RelayParts, rows: ClaimedRow[], path: "fast" | "sweep") {
   const started = performance.now();
-  const outcomes = await p.publisher.publishBatch(rows.map(toMessage));
+  const traced = tracePublish(rows, path);
+  const outcomes = await p.publisher.publishBatch(traced ? traced.messages : rows.map((r) => toMessage(r)));
+  traced?.end(outcomes);
   p.metrics?.publishLatency.observe((performance.now() - started) / 1000);
+  countBatch(p, path, outcomes);
   await p.faults?.afterPublish?.(rows, outcomes);
 
   const confirmed: ClaimedRow[] = [];

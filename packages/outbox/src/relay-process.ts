@@ -4,6 +4,7 @@
 import http from "node:http";
 import { createLogger, type Logger } from "@orderflow/logging";
 import { createConfirmPublisher } from "@orderflow/messaging";
+import { startTracing } from "@orderflow/telemetry";
 import pg from "pg";
 import { Registry } from "prom-client";
 import { createArchiver } from "./archiver.ts";
@@ -69,6 +70,8 @@ function onSignals(log: Logger, stop: () => Promise<void>): void {
 /** Starts every part of the relay process and returns once they run; signals stop it. */
 export async function runRelayProcess(env: OutboxEnv, parts: RelayProcessParts = {}): Promise<void> {
   const log = createLogger({ name: "outbox-relay", level: env.logLevel });
+  // Before anything publishes: the publish spans need the tracer (a no-op without OTEL_* endpoint).
+  const tracing = await startTracing(env.telemetry, { serviceName: "outbox-relay" }, log);
   const pool = new pg.Pool({
     connectionString: env.databaseUrl,
     max: env.poolMax,
@@ -111,5 +114,7 @@ export async function runRelayProcess(env: OutboxEnv, parts: RelayProcessParts =
     await publisher.close();
     await connection.close();
     await pool.end();
+    // Last: the spans of the batches drained above are exported before the process exits.
+    await tracing.shutdown();
   });
 }

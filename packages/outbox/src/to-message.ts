@@ -4,9 +4,10 @@ import type { ClaimedRow } from "./types.ts";
 /**
  * The wire form of an outbox row, to orderflow.events. Consumers deduplicate on the AMQP message-id; the
  * event type is both the routing key and the AMQP `type`; correlation id is the AMQP property; the rest
- * travels as headers.
+ * travels as headers. `traceparent` is what the message carries as its trace context: by default the one the
+ * row captured; the relay's publish span puts its own there (publish-spans.ts).
  */
-export function toMessage(row: ClaimedRow): OutgoingMessage {
+export function toMessage(row: ClaimedRow, traceparent = row.headers.traceparent): OutgoingMessage {
   const headers: Record<string, unknown> = {
     "x-schema-version": row.schemaVersion,
     "x-aggregate-type": row.aggregateType,
@@ -16,7 +17,7 @@ export function toMessage(row: ClaimedRow): OutgoingMessage {
   // below carries it too, for tools that show properties.
   if (row.headers.correlationId) headers["x-correlation-id"] = row.headers.correlationId;
   if (row.headers.causationId) headers["x-causation-id"] = row.headers.causationId;
-  if (row.headers.traceparent) headers.traceparent = row.headers.traceparent;
+  if (traceparent) headers.traceparent = traceparent;
   return {
     exchange: EXCHANGES.events,
     routingKey: row.eventType,

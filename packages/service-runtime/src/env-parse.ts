@@ -2,6 +2,7 @@
 // @orderflow/config: a service that cannot start names every bad variable at once. Each service's env.ts
 // is the only place that passes process.env in.
 import {
+  ConfigError,
   type EnvSchema,
   type EnvValues,
   int,
@@ -15,6 +16,7 @@ import {
   token,
   url,
 } from "@orderflow/config";
+import { readTelemetryEnv, type TelemetryEnv } from "@orderflow/telemetry";
 
 export type { RawEnv };
 
@@ -29,6 +31,8 @@ export interface CommonEnv {
   logLevel: LogLevel;
   inboxRetentionMs: number;
   relayMaxBackoffMs: number;
+  /** The standard OTEL_* variables: tracing is on when an OTLP endpoint is set. */
+  telemetry: TelemetryEnv;
 }
 
 function commonSchema(prefix: string, defaultPort: number) {
@@ -62,5 +66,19 @@ export function readCommonEnv(
   defaultPort: number,
   extra: EnvSchema = {},
 ): CommonEnv {
-  return readEnv({ ...commonSchema(prefix, defaultPort), ...extra }, env);
+  // Read in two passes (the OTEL_* variables are @orderflow/telemetry's), reported as one error.
+  const problems: string[] = [];
+  const collect = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      problems.push(...e.problems);
+      return undefined;
+    }
+  };
+  const values = collect(() => readEnv({ ...commonSchema(prefix, defaultPort), ...extra }, env));
+  const telemetry = collect(() => readTelemetryEnv(env));
+  if (problems.length > 0 || !values || !telemetry) throw new ConfigError(problems);
+  return { ...values, telemetry };
 }

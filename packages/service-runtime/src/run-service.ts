@@ -7,6 +7,7 @@ import { doneOnConfirm } from "@orderflow/contracts";
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import { createBaseApp } from "@orderflow/http";
 import { createLogger, type Logger } from "@orderflow/logging";
+import { startTracing } from "@orderflow/telemetry";
 import type { FastifyInstance } from "fastify";
 import { checkBroker, checkDatabase } from "./dependencies.ts";
 import type { CommonEnv } from "./env-parse.ts";
@@ -41,6 +42,8 @@ export interface ServiceDefinition<Db, Tx extends SqlTx> {
 export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db, Tx>): Promise<void> {
   const { env } = def;
   const log = createLogger({ name: def.service, level: env.logLevel });
+  // First, so the fast path's publishes, the consumer's deliveries and the HTTP routes are all traced.
+  const tracing = await startTracing(env.telemetry, { serviceName: def.service }, log);
   await checkDatabase(env.databaseUrl, `${def.envPrefix}_DATABASE_URL`);
   await checkBroker(env.amqpUrls, `${def.envPrefix}_AMQP_URLS`);
   const migrated = await migrateService(env.databaseUrl, def.migrationsDir);
@@ -83,6 +86,8 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
       await runtime.shutdown();
       await def.disconnect(db);
       await def.disconnect(consumerDb);
+      // Last: the spans of what was drained above are exported before the process exits.
+      await shutdownStep(log, "tracing.shutdown", () => tracing.shutdown());
     },
     { log },
   );

@@ -1,16 +1,18 @@
 // The consumer of a service's work queue, as every service runs it: the failover connection, the Redis
 // early skip, an outcome counter, and a limit on concurrent transactions.
+import type { EventType } from "@orderflow/contracts";
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import {
   createBrokerConnection,
   createRedisDedupCache,
   type DedupCache,
+  type Handler,
   type Handlers,
   type Outcome,
   startConsumer,
 } from "@orderflow/messaging";
-import { Counter, type Registry } from "prom-client";
+import { Counter, Histogram, type Registry } from "prom-client";
 import { limitConcurrency } from "./limit.ts";
 import type { ServiceParts } from "./parts.ts";
 import { shutdownStep } from "./shutdown.ts";
@@ -33,6 +35,42 @@ export interface ServiceConsumerOptions<Tx extends SqlTx> {
   onCommitted: () => void;
 }
 
+/**
+ * consumer_handle_seconds{queue, outcome}: from the start of a delivery's handler to its outcome (the
+ * commit included; the inbox claim before it and the wait for a transaction slot are not). Deliveries
+ * settled before any handler ran (duplicates, parked as malformed) are not observed: they cost no handling.
+ */
+function handlingTimer<Tx extends SqlTx>(queue: string, registry: Registry) {
+  const seconds = new Histogram({
+    name: "consumer_handle_seconds",
+    help: "From a handler's start to the delivery's outcome (commit included), by queue and outcome",
+    labelNames: ["queue", "outcome"],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const began = new Map<string, number>();
+  return {
+    wrap(handlers: Handlers<Tx>): Handlers<Tx> {
+      const out: Record<string, Handler<EventType, Tx>> = {};
+      for (const [type, h] of Object.entries(handlers) as [EventType, Handler<EventType, Tx>][]) {
+        out[type] = (event, tx) => {
+          // An outcome always follows a handler; the bound only guards against one that never comes.
+          if (began.size > 10_000) began.clear();
+          began.set(event.envelope.messageId, performance.now());
+          return h(event, tx);
+        };
+      }
+      return out as Handlers<Tx>;
+    },
+    outcome(o: Outcome) {
+      const at = o.messageId !== undefined ? began.get(o.messageId) : undefined;
+      if (at === undefined || o.messageId === undefined) return;
+      began.delete(o.messageId);
+      seconds.observe({ queue, outcome: o.kind }, (performance.now() - at) / 1000);
+    },
+  };
+}
+
 const redisCache = (log: Logger, ttlMs: number) => (url: string | undefined) =>
   url ? createRedisDedupCache({ url, ttlMs, log }) : undefined;
 
@@ -49,6 +87,7 @@ export async function startServiceConsumer<Tx extends SqlTx>(opts: ServiceConsum
     labelNames: ["queue", "outcome", "type"],
     registers: [opts.registry],
   });
+  const handling = handlingTimer<Tx>(opts.queue, opts.registry);
   // The broker delivers up to `prefetch` messages at once; running that many transactions at once would
   // only queue them inside the pool, where they time out and starve the HTTP path.
   const slot = limitConcurrency(opts.concurrency);
@@ -59,7 +98,7 @@ export async function startServiceConsumer<Tx extends SqlTx>(opts: ServiceConsum
     connection,
     queue: opts.queue,
     consumerName: opts.service,
-    handlers: opts.handlers,
+    handlers: handling.wrap(opts.handlers),
     transaction,
     retention: opts.retention,
     log,
@@ -71,6 +110,7 @@ export async function startServiceConsumer<Tx extends SqlTx>(opts: ServiceConsum
     ...(settle ? { settle } : {}),
     onOutcome: (o: Outcome) => {
       outcomes.inc({ queue: opts.queue, outcome: o.kind, type: "type" in o ? o.type : "" });
+      handling.outcome(o);
       // The step's replies were enqueued in the transaction that has just committed: wake the relay so
       // they leave at once instead of at the next sweep (pnpm bench measured 0.5-1 s per saga hop without).
       if (o.kind === "done" || o.kind === "rejected") opts.onCommitted();

@@ -6,9 +6,10 @@ import { fileURLToPath } from "node:url";
 import { prismaDatabase, type ServiceDefinition, type ServiceParts } from "@orderflow/service-runtime";
 import { createDb, type Db, type Tx } from "./db.ts";
 import type { OrderEnv } from "./env.ts";
+import { createFinalLatency } from "./final-latency.ts";
 import { startReconciliation } from "./reconcile/schedule.ts";
 import { registerOrderRoutes } from "./routes.ts";
-import { PUBLISHES, QUEUE, SUBSCRIPTIONS } from "./subscriptions.ts";
+import { orderSubscriptions, PUBLISHES, QUEUE } from "./subscriptions.ts";
 
 /** Its Prisma-format migrations (the tables of this service; the outbox and inbox come with their packages). */
 export const MIGRATIONS_DIR = path.resolve(
@@ -27,19 +28,21 @@ export interface OrderParts extends ServiceParts<Tx> {
 
 export function orderService(env: OrderEnv, parts?: OrderParts): ServiceDefinition<Db, Tx> {
   const { scheduledReconciliation = true, ...serviceParts } = parts ?? {};
+  const finalLatency = createFinalLatency();
   return {
     service: "order",
     envPrefix: "ORDER",
     env,
     migrationsDir: MIGRATIONS_DIR,
     queue: QUEUE,
-    subscriptions: SUBSCRIPTIONS,
+    subscriptions: orderSubscriptions(finalLatency),
     // Every event the order service publishes is answered by a reply (contracts' REPLIES), which marks
     // its row done: none is done on confirm alone.
     publishes: PUBLISHES,
     ...prismaDatabase<Db, Tx>((url) => createDb(url)),
     reconciliationPeriodMs: env.reconcile.intervalMs + env.reconcile.staleAfterMs,
     routes: (app, { db, runtime, log }) => {
+      finalLatency.register(runtime.metrics);
       const reconciliation = startReconciliation({
         db,
         runtime,

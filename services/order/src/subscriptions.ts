@@ -10,6 +10,7 @@
 // POST /orders/:id/cancel (orders/cancel-order.ts).
 import type { Subscriptions } from "@orderflow/service-runtime";
 import type { Tx } from "./db.ts";
+import type { FinalLatency } from "./final-latency.ts";
 import { cancelRejectedOrder } from "./steps/cancel-rejected-order.ts";
 import { confirmOrder } from "./steps/confirm-order.ts";
 import { recordPointsReversed, recordStockReleased } from "./steps/record-cancel-ack.ts";
@@ -17,12 +18,13 @@ import { recordPoints } from "./steps/record-points.ts";
 
 export const QUEUE = "order.saga-replies";
 
-export const SUBSCRIPTIONS: Subscriptions<Tx> = {
-  "inventory.reserved": confirmOrder,
-  "inventory.rejected": cancelRejectedOrder,
+/** The steps; the two that end an order's wait report it to `final` (order_final_seconds). */
+export const orderSubscriptions = (final: FinalLatency): Subscriptions<Tx> => ({
+  "inventory.reserved": confirmOrder(final),
+  "inventory.rejected": cancelRejectedOrder(final),
   "points.granted": recordPoints,
   "inventory.released": recordStockReleased,
   "points.reversed": recordPointsReversed,
-};
+});
 
 export const PUBLISHES = ["order.created", "order.confirmed", "order.cancelled"] as const;

@@ -6,6 +6,9 @@ import type { FaultContext, Scenario } from "../scenario.ts";
 
 const OUTAGE_MS = 20_000;
 
+/** BrokerNodeDown's `node` label: the node's short name (rabbit-2 for rabbit-2@localhost). */
+export const nodeLabel = (node: string) => ({ node: node.split("@")[0] as string });
+
 /** Stops all three nodes `afterMs` into the run for `outageMs`, then starts them (waiting for the queues). */
 export async function brokerDown(ctx: FaultContext, afterMs: number, outageMs: number): Promise<void> {
   await ctx.sleep(afterMs);
@@ -25,6 +28,10 @@ export const brokerOutage: Scenario = {
   minDurationMs: 45_000,
   settleMs: 120_000,
   fault: (ctx) => brokerDown(ctx, 5_000, OUTAGE_MS),
+  // Every node is down for 20 s: each must raise its own BrokerNodeDown, and each must resolve.
+  alerts: [
+    { name: "BrokerNodeDown", each: (_facts, s) => s.layout.rabbitmq.nodes.map((n) => nodeLabel(n.name)) },
+  ],
   expect: (o) =>
     expectNoDamage(o, [
       check(

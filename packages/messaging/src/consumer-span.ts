@@ -1,0 +1,53 @@
+// The consumer's span, one per delivery (OpenTelemetry messaging conventions, "process"): the child of
+// the publish span whose traceparent the message carries, active while the delivery is decided, so the
+// handler's transaction, the outbox rows it writes (they capture the active context) and every line it
+// logs belong to the order's trace. Its outcome (done, duplicate, retried, parked...) is an attribute.
+import { HEADERS } from "@orderflow/contracts";
+import { annotateActiveSpan, failActiveSpan, inSpan, SpanKind, tracingOn } from "@orderflow/telemetry";
+import type { ConsumeMessage } from "amqplib";
+import type { Outcome } from "./consumer-types.ts";
+
+const text = (v: unknown): string | undefined =>
+  typeof v === "string" ? v : Buffer.isBuffer(v) ? v.toString("utf8") : undefined;
+
+/** Runs `deliver` inside the delivery's span; just runs it while tracing is off. */
+export function inConsumerSpan(
+  queue: string,
+  msg: ConsumeMessage,
+  deliver: () => Promise<void>,
+): Promise<void> {
+  if (!tracingOn()) return deliver();
+  const p = msg.properties;
+  const h = (p.headers ?? {}) as Record<string, unknown>;
+  const type = text(p.type) ?? "unknown";
+  const messageId = text(p.messageId);
+  const correlationId = text(h[HEADERS.correlationId]) ?? text(p.correlationId);
+  return inSpan(
+    `process ${type}`,
+    {
+      kind: SpanKind.CONSUMER,
+      // The publish span's context; a message without a valid one starts a trace of its own.
+      parent: text(h[HEADERS.traceparent]) ?? "",
+      attributes: {
+        "messaging.system": "rabbitmq",
+        "messaging.operation.type": "process",
+        "messaging.operation.name": "process",
+        "messaging.destination.name": msg.fields.exchange,
+        "messaging.destination.subscription.name": queue,
+        "messaging.rabbitmq.destination.routing_key": msg.fields.routingKey,
+        ...(messageId ? { "messaging.message.id": messageId } : {}),
+        ...(correlationId ? { "messaging.message.conversation_id": correlationId } : {}),
+        "messaging.rabbitmq.message.redelivered": msg.fields.redelivered,
+      },
+    },
+    deliver,
+  );
+}
+
+/** Records an outcome on the delivery's span (called within it); a retry or a parking marks it failed. */
+export function markOutcome(o: Outcome): void {
+  if (!tracingOn()) return;
+  annotateActiveSpan("orderflow.consumer.outcome", o.kind);
+  if (o.kind === "retried" || o.kind === "requeued") failActiveSpan(o.error.slice(0, 500));
+  else if (o.kind === "parked") failActiveSpan(`${o.reason}: ${o.detail}`.slice(0, 500));
+}
