@@ -6,6 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 
 pnpm --silent typecheck
 pnpm --silent lint
+pnpm --silent k6:check
 pnpm --silent stack up
 # Each service's migrations must produce its Prisma schema (replayed on scratch databases).
 pnpm --silent db:check

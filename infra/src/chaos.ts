@@ -1,5 +1,6 @@
-// Chaos controls on the real processes of the local stack, for the fault tests and for users
-// (`pnpm stack chaos <action>`). Each returns what it did, with timestamps for a fault timeline.
+// Chaos controls on the real processes of the local stack: the single implementation under the fault
+// lab's scenarios and the fault controller (faults.ts: `pnpm stack chaos`, the control service). Each
+// returns what it did, with timestamps for a fault timeline.
 import { killApp, startApp, stopApp } from "./apps/control.ts";
 import { openStack, type Stack } from "./open-stack.ts";
 import { restartPostgres } from "./postgres.ts";
@@ -14,7 +15,8 @@ export interface ChaosEvent {
   detail?: Record<string, unknown>;
 }
 
-async function timed(
+/** Runs one chaos step and records it with its start and end times (for a fault timeline). */
+export async function timed(
   action: string,
   target: string,
   fn: () => Promise<Record<string, unknown> | undefined>,
@@ -80,57 +82,3 @@ export const stopApplication = (name: string, s: Stack = openStack()) =>
   timed("stop", name, () => stopApp(s, name));
 export const startApplication = (name: string, s: Stack = openStack()) =>
   timed("start", name, async () => void (await startApp(s, name)));
-
-export interface ChaosAction {
-  usage: string;
-  /** The placeholder of the target this action needs, e.g. "<app>"; none when it takes no target. */
-  target?: string;
-  run: (target: string) => Promise<ChaosEvent>;
-}
-
-export const CHAOS_ACTIONS: Record<string, ChaosAction> = {
-  kill: {
-    usage: "kill <order|inventory|points|relay:SERVICE>  SIGKILL a service or relay (restarted)",
-    target: "<order|inventory|points|relay:SERVICE>",
-    run: (n) => killApplication(n),
-  },
-  stop: {
-    usage: "stop <app>                           stop a service or relay and keep it down",
-    target: "<app>",
-    run: (n) => stopApplication(n),
-  },
-  start: {
-    usage: "start <app>                          let a stopped service or relay run again",
-    target: "<app>",
-    run: (n) => startApplication(n),
-  },
-  "kill-node": {
-    usage: "kill-node <rabbit-N|leader:QUEUE>   kill -9 one broker node",
-    target: "<rabbit-N|leader:QUEUE>",
-    run: (sel) => killBrokerNode(sel),
-  },
-  "stop-node": {
-    usage: "stop-node <rabbit-N|leader:QUEUE>   stop one broker node gracefully",
-    target: "<rabbit-N|leader:QUEUE>",
-    run: (sel) => stopBrokerNode(sel),
-  },
-  "start-node": {
-    usage: "start-node <rabbit-N>               start a stopped or killed node",
-    target: "<rabbit-N>",
-    run: (sel) => startBrokerNode(sel),
-  },
-  "stop-broker": {
-    usage: "stop-broker                          stop all three nodes",
-    run: () => stopWholeBroker(),
-  },
-  "start-broker": {
-    usage: "start-broker                         start all three nodes",
-    run: () => startWholeBroker(),
-  },
-  "stop-redis": { usage: "stop-redis", run: () => stopRedisServer() },
-  "start-redis": { usage: "start-redis", run: () => startRedisServer() },
-  "restart-postgres": {
-    usage: "restart-postgres                     fast shutdown, then start",
-    run: () => restartPostgresServer(),
-  },
-};

@@ -1,8 +1,14 @@
 // `pnpm stack <up|down|status|logs|smoke|chaos|redrive>`: the local stack's command line.
 import type { ParseArgsConfig } from "node:util";
 import { exitWithUsage, parseCli } from "@orderflow/config";
-import { CHAOS_ACTIONS } from "./chaos.ts";
 import { readInfraEnv } from "./env.ts";
+import {
+  createFaultController,
+  FAULT_ACTIONS,
+  type FaultRequest,
+  FaultRequestError,
+  parseFaultRequest,
+} from "./faults.ts";
 import { stackLayout } from "./layout.ts";
 import { followFiles, printLastLines, stackLogFiles } from "./log-files.ts";
 import { openStack } from "./open-stack.ts";
@@ -12,19 +18,22 @@ import { down, stackStatus, up } from "./stack.ts";
 const USAGE = `usage: pnpm stack <command>
   up [--no-apps]        start PostgreSQL, Redis, the 3-node RabbitMQ cluster, Prometheus, Alertmanager
                         and the PostgreSQL/Redis exporters, then the services and their relays
-                        (supervised, restarted when they die); returns when healthy
+                        (supervised, restarted when they die), then the control service (fault
+                        API and live console, kept running by its own keeper); returns when healthy
   down                  stop everything the stack started (epmd included)
   status [--json]       health, URLs, ports and PIDs of every part
   smoke                 one trip through every part, as the services use them
   logs [part] [-n N] [-f]
                         last N (50) log lines of every part, or of one: postgres, redis, epmd,
                         rabbit-1..3, prometheus, alertmanager, postgres-exporter, redis-exporter,
-                        supervisor, order, inventory, points, relay:<service>;
+                        supervisor, order, inventory, points, relay:<service>, control;
                         -f, --follow: then print lines as they are written, until Ctrl-C
   redrive <queue> [--id MESSAGE_ID ...]
                         move parked messages of <queue> (all, or those ids) back to it
-  chaos <action> [...]  fault injection:
-${Object.values(CHAOS_ACTIONS)
+  chaos <action> [target] [--for SECONDS]
+                        fault injection (--for: undo it after that long, 1..600 s, and wait for that;
+                        Ctrl-C undoes it at once); the control service's POST /faults does the same:
+${Object.values(FAULT_ACTIONS)
   .map((a) => `    ${a.usage}`)
   .join("\n")}`;
 
@@ -75,15 +84,20 @@ async function main(argv: string[]): Promise<number> {
     case "logs":
       return logs(rest);
     case "chaos": {
-      const { positionals, fail } = args(rest, {}, { max: 2 });
+      const { values, positionals, fail } = args(rest, { for: { type: "string" } }, { max: 2 });
       const [action, target] = positionals;
       if (!action) return fail("chaos needs an <action>");
-      const a = CHAOS_ACTIONS[action];
-      if (!a) return fail(`unknown chaos action "${action}"`);
-      if (a.target && !target) return fail(`chaos ${action} needs a target: ${a.target}`);
-      if (!a.target && target) return fail(`chaos ${action} takes no target, got "${target}"`);
-      process.stdout.write(`${JSON.stringify(await a.run(target ?? ""))}\n`);
-      return 0;
+      const durationS = values.for === undefined ? undefined : Number(values.for);
+      if (durationS !== undefined && !Number.isFinite(durationS))
+        return fail(`--for must be a number of seconds, got "${values.for}"`);
+      let request: FaultRequest;
+      try {
+        request = parseFaultRequest({ action, target, durationS }, FAULT_ACTIONS);
+      } catch (e) {
+        if (!(e instanceof FaultRequestError)) throw e;
+        return fail(e.message.startsWith(action) ? `chaos ${e.message}` : e.message);
+      }
+      return chaos(request);
     }
     case "redrive": {
       const { values, positionals, fail } = args(
@@ -105,6 +119,19 @@ async function main(argv: string[]): Promise<number> {
     default:
       return exitWithUsage(`unknown command "${cmd}"`, USAGE);
   }
+}
+
+/** Applies one fault; a timed one is undone before the command exits (at once on Ctrl-C). */
+async function chaos(request: FaultRequest): Promise<number> {
+  const faults = createFaultController(openStack(readInfraEnv(), false));
+  const fault = await faults.apply(request);
+  process.stdout.write(`${JSON.stringify(fault)}\n`);
+  if (!fault.undoAt) return 0;
+  log(`${fault.action} ${fault.target}: undoing at ${fault.undoAt} (Ctrl-C undoes it now)`);
+  for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => void faults.close());
+  const undone = await faults.undone(fault.id);
+  process.stdout.write(`${JSON.stringify(undone)}\n`);
+  return undone?.undoError ? 1 : 0;
 }
 
 function logs(rest: string[]): Promise<number> | number {
@@ -159,6 +186,8 @@ function printSummary(s: Awaited<ReturnType<typeof stackStatus>>): void {
       (a) =>
         `${a.name.padEnd(18)} ${a.healthy ? "up  " : "DOWN"} ${a.url ?? ""}  pid ${a.pid ?? "-"}  restarts ${a.restarts}`,
     ),
+    // Its token is a secret: --json has it.
+    `control            ${s.control.healthy ? "up  " : "DOWN"} ${s.control.url}  pid ${s.control.pid ?? "-"}  (console and fault API)`,
     `queues     ${s.rabbitmq.queues.length} (leaders: ${[...new Set(s.rabbitmq.queues.map((q) => q.leader))].join(", ")})`,
     "full details, credentials included: pnpm --silent stack status --json",
   ];

@@ -13,6 +13,24 @@ export type { AppVariant } from "./apps/variant.ts";
 export { amqpUrlsFor as amqpUrls } from "./broker-urls.ts";
 export * from "./chaos.ts";
 export { readInfraEnv, repoRoot } from "./env.ts";
+export {
+  type BookAction,
+  badRequest,
+  conflict,
+  createFaultBook,
+  createFaultController,
+  FAULT_ACTIONS,
+  type Fault,
+  type FaultAction,
+  type FaultActionShape,
+  type FaultController,
+  type FaultControllerOptions,
+  type FaultRequest,
+  FaultRequestError,
+  MAX_FAULT_DURATION_S,
+  type PreparedFault,
+  parseFaultRequest,
+} from "./faults.ts";
 export { type Layout, stackLayout } from "./layout.ts";
 export { openStack, type Stack } from "./open-stack.ts";
 export { adminUrl, serviceUrl } from "./postgres.ts";

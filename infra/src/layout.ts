@@ -45,6 +45,11 @@ export interface Layout {
   alertmanager: MonitorLayout & { configFile: string; dataDir: string };
   postgresExporter: MonitorLayout;
   redisExporter: MonitorLayout;
+  /**
+   * The control service (the fault lab's HTTP API and console): `pidFile` holds the service's PID,
+   * `keeperPidFile` the keeper's that restarts it; both write to `logFile`.
+   */
+  control: MonitorLayout & { keeperPidFile: string };
   /** Each relay's /metrics port (OUTBOX_METRICS_PORT), scraped by Prometheus. */
   relayMetricsPorts: { order: number; inventory: number; points: number };
   secretsFile: string;
@@ -85,6 +90,7 @@ export function stackLayout(env: Pick<InfraEnv, "stackDir" | "portOffset">): Lay
   };
   const prometheus = monitor("prometheus", 17090);
   const alertmanager = monitor("alertmanager", 17093);
+  const control = monitor("control", 17080);
   return {
     stackDir: dir,
     postgres: {
@@ -127,6 +133,7 @@ export function stackLayout(env: Pick<InfraEnv, "stackDir" | "portOffset">): Lay
     },
     postgresExporter: monitor("postgres-exporter", 17187),
     redisExporter: monitor("redis-exporter", 17121),
+    control: { ...control, keeperPidFile: path.join(control.dir, "keeper.pid") },
     relayMetricsPorts: { order: 17801 + o, inventory: 17802 + o, points: 17803 + o },
     secretsFile: path.join(dir, "secrets.json"),
     servicePorts: { order: 3001 + o, inventory: 3002 + o, points: 3003 + o },
@@ -144,6 +151,7 @@ export function allPorts(layout: Layout): number[] {
     layout.alertmanager.port,
     layout.postgresExporter.port,
     layout.redisExporter.port,
+    layout.control.port,
     ...Object.values(layout.relayMetricsPorts),
     ...Object.values(layout.servicePorts),
   ];

@@ -21,6 +21,7 @@ export function stackLogFiles(layout: Layout): Record<string, string> {
     "postgres-exporter": layout.postgresExporter.logFile,
     "redis-exporter": layout.redisExporter.logFile,
     supervisor: appLogFile(layout, "supervisor"),
+    control: layout.control.logFile, // the control service and its keeper
     ...Object.fromEntries(
       SERVICE_NAMES.flatMap((s) => [
         [s, appLogFile(layout, s)],

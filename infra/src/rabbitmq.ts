@@ -152,7 +152,27 @@ export function findNode(layout: Layout, name: string): BrokerNodeLayout {
   return n;
 }
 
-function launchNode(d: RabbitDeps, n: BrokerNodeLayout): void {
+// While a node boots (seconds before it writes its PID file), a second launcher (a heal in another
+// process, the control service's timed undo) must not launch it again: the duplicate fails on the taken
+// ports and, exiting, removes the PID file of the first, which then runs on unknown to every later start.
+// So a launch is marked in the node's folder (who, when) until the node answers.
+const LAUNCH_WINDOW_MS = 120_000;
+const launchMark = (n: BrokerNodeLayout) => path.join(n.dir, "launching.json");
+
+function launchUnderWay(n: BrokerNodeLayout): boolean {
+  try {
+    const m = JSON.parse(fs.readFileSync(launchMark(n), "utf8")) as { pid: number; at: number };
+    return isAlive(m.pid) && Date.now() - m.at < LAUNCH_WINDOW_MS;
+  } catch {
+    return false;
+  }
+}
+
+/** `force`: after the stuck ones were killed, whoever marked a launch before. */
+function launchNode(d: RabbitDeps, n: BrokerNodeLayout, force = false): void {
+  if (nodePid(n) || (!force && launchUnderWay(n))) return;
+  fs.mkdirSync(n.dir, { recursive: true });
+  fs.writeFileSync(launchMark(n), JSON.stringify({ pid: process.pid, at: Date.now() }));
   fs.rmSync(n.pidFile, { force: true });
   spawnDaemon(path.join(d.binDir, "rabbitmq-server"), [], {
     env: nodeEnv(d, n),
@@ -171,10 +191,16 @@ async function waitNodeRunning(d: RabbitDeps, n: BrokerNodeLayout, timeoutMs: nu
     },
     { timeoutMs, intervalMs: 1_000 },
   );
+  fs.rmSync(launchMark(n), { force: true });
 }
 
-async function launchAndWait(d: RabbitDeps, targets: BrokerNodeLayout[], timeoutMs: number): Promise<void> {
-  for (const n of targets) launchNode(d, n);
+async function launchAndWait(
+  d: RabbitDeps,
+  targets: BrokerNodeLayout[],
+  timeoutMs: number,
+  force = false,
+): Promise<void> {
+  for (const n of targets) launchNode(d, n, force);
   await Promise.all(targets.map((n) => waitNodeRunning(d, n, timeoutMs)));
   await waitFor(
     "all 3 broker nodes in the cluster",
@@ -227,7 +253,7 @@ export async function startNodes(
       await waitForExit(readPid(n.pidFile), 10_000);
     }
     try {
-      await launchAndWait(d, stuck, 180_000);
+      await launchAndWait(d, stuck, 180_000, true);
     } catch (second) {
       throw new Error(
         `${(second as Error).message} (a first start failed too: ${(first as Error).message}; see ${r.dir})`,
@@ -296,6 +322,8 @@ export interface QueueInfo {
   members: string[];
   online: string[];
   messages: number;
+  /** Consumers attached now (the control service's flow shows them). */
+  consumers: number;
 }
 
 export async function runningNodeNames(d: RabbitDeps): Promise<string[]> {
@@ -312,6 +340,7 @@ export async function listQueues(d: RabbitDeps): Promise<QueueInfo[]> {
     members: (q.members as string[] | undefined) ?? [],
     online: (q.online as string[] | undefined) ?? [],
     messages: Number(q.messages ?? 0),
+    consumers: Number(q.consumers ?? 0),
   }));
 }
 

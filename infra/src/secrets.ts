@@ -17,6 +17,8 @@ export interface StackSecrets {
   redis: string;
   /** The services' bearer token for /admin routes. */
   adminToken: string;
+  /** The control service's bearer token for its POSTs (faults, scenario runs). */
+  controlToken: string;
 }
 
 // Hex: a base64url token may start with "-", which rabbitmqctl takes for an option
@@ -35,6 +37,7 @@ function generate(): StackSecrets {
     erlangCookie: randomBytes(20).toString("hex").toUpperCase(),
     redis: token(),
     adminToken: token(24),
+    controlToken: token(24),
   };
 }
 

@@ -9,6 +9,13 @@ import {
   stopAlertmanager,
 } from "./alertmanager.ts";
 import { type AppStatus, appsStatus, startApps, stopApps } from "./apps/control.ts";
+import {
+  type ControlStatus,
+  controlKeeperPid,
+  controlStatus,
+  startControl,
+  stopControl,
+} from "./control-process.ts";
 import { ensureInstalled, requirements } from "./debian-packages.ts";
 import { readInfraEnv } from "./env.ts";
 import {
@@ -94,6 +101,8 @@ export async function up(
     log("infrastructure healthy; starting the services and their relays");
     await startApps(s);
   }
+  // After the apps: its flow reads their metrics, and it comes up to a stack that is whole.
+  await startControl(s);
   const status = await stackStatus(s);
   if (!status.healthy)
     throw new Error(`stack up finished but is not healthy: ${JSON.stringify(status.problems)}`);
@@ -137,23 +146,29 @@ export const infrastructureDown = (s: Stack): string[] =>
 /**
  * Starts whatever part of the infrastructure is down (a fault script that failed half-way, an operator's
  * chaos command left undone) and waits until it is healthy again; cheap when all is well. Returns the
- * parts it found down, so a test or the fault lab can say that it repaired something.
+ * parts it found down, so a test or the fault lab can say that it repaired something. The control
+ * service counts too once its keeper is gone (while the keeper runs, restarting it is the keeper's job).
  */
 export async function healInfrastructure(s: Stack, log: (m: string) => void = () => {}): Promise<string[]> {
   const down = infrastructureDown(s);
+  const controlDown = controlKeeperPid(s.layout) === undefined;
   await Promise.all([
     startPostgres(s.pg),
     startRedis(s.layout, s.secrets.redis),
     startNodes(s.rabbit, undefined, log).then(() => ensureQueueMembers(s.rabbit)),
     startMonitoring(s, { reconfigure: false }),
   ]);
-  return down;
+  // Last: the control service opens the stack's databases and broker as it starts.
+  if (controlDown) await startControl(s);
+  return controlDown ? [...down, "control"] : down;
 }
 
 export async function down(): Promise<void> {
   const env = readInfraEnv();
   if (!readSecrets(stackLayout(env).secretsFile)) return; // never started here: nothing to stop
   const s = openStack(env, false);
+  // First: it would otherwise see the apps and the broker go and report, or undo a fault, meanwhile.
+  await stopControl(s.layout);
   await stopApps(s);
   await Promise.all([
     stopPrometheus(s.layout),
@@ -198,6 +213,8 @@ export interface StackStatus {
     problems: string[];
   };
   services: AppStatus[];
+  /** The fault lab's API and live console (token: its POSTs' bearer token). */
+  control: ControlStatus;
   prometheus: MonitorStatus;
   alertmanager: MonitorStatus;
   /** Their /metrics URLs. */
@@ -212,16 +229,18 @@ export interface MonitorStatus {
 
 export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): Promise<StackStatus> {
   const { layout, secrets } = s;
-  const [pgHealth, redisOk, broker, apps, promOk, amOk, pgExporterOk, redisExporterOk] = await Promise.all([
-    postgresPid(layout) ? postgresHealth(s.pg) : undefined,
-    redisPid(layout) ? pingRedis(layout.redis.port, s.secrets.redis) : false,
-    brokerHealth(s.rabbit),
-    appsStatus(s),
-    prometheusHealthy(layout),
-    alertmanagerHealthy(layout),
-    exporterHealthy(s, "postgres"),
-    exporterHealthy(s, "redis"),
-  ]);
+  const [pgHealth, redisOk, broker, apps, control, promOk, amOk, pgExporterOk, redisExporterOk] =
+    await Promise.all([
+      postgresPid(layout) ? postgresHealth(s.pg) : undefined,
+      redisPid(layout) ? pingRedis(layout.redis.port, s.secrets.redis) : false,
+      brokerHealth(s.rabbit),
+      appsStatus(s),
+      controlStatus(s),
+      prometheusHealthy(layout),
+      alertmanagerHealthy(layout),
+      exporterHealthy(s, "postgres"),
+      exporterHealthy(s, "redis"),
+    ]);
   const monitor = (url: string, healthy: boolean, pid: number | undefined): MonitorStatus => ({
     url,
     healthy,
@@ -282,6 +301,7 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
     if (!e.healthy) problems.push(`${name}-exporter: ${e.pid ? "no metrics" : "not running"}`);
   for (const a of apps)
     if (!a.healthy) problems.push(`${a.name}: not ${a.kind === "service" ? "ready" : "running"}`);
+  if (!control.healthy) problems.push(`control: ${control.pid ? "not ready" : "not running"}`);
   return {
     healthy: problems.length === 0,
     problems,
@@ -309,6 +329,7 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
       problems: broker.problems,
     },
     services: apps,
+    control,
     prometheus,
     alertmanager,
     exporters,

@@ -56,21 +56,43 @@ export async function absorbedCounters(serviceUrls: string[]): Promise<Record<st
   };
 }
 
-export async function audit(
-  s: Stack,
+/** Where an audit reads: the databases (a snapshot of a ledger's orders) and the broker's queues. */
+export interface AuditReaders {
+  snapshot: (ledger: RunLedger) => Promise<Snapshot>;
+  listQueues: () => Promise<{ name: string; messages: number }[]>;
+}
+
+export interface AuditOptions {
+  settleTimeoutMs: number;
+  serviceUrls: string[];
+  before?: Record<string, number>;
+}
+
+/** The lab's audit of a local stack: its run's prefix, read as the database admin. */
+export function audit(s: Stack, ledger: RunLedger, opts: AuditOptions): Promise<AuditResult> {
+  return auditWith(
+    { snapshot: (l) => takeSnapshot(s, l), listQueues: () => listQueues(s.rabbit) },
+    ledger,
+    opts,
+  );
+}
+
+/** The audit over any readers (the control service scopes its snapshot by time, and reads compose too). */
+export async function auditWith(
+  r: AuditReaders,
   ledger: RunLedger,
-  opts: { settleTimeoutMs: number; serviceUrls: string[]; before?: Record<string, number> },
+  opts: AuditOptions,
 ): Promise<AuditResult> {
   const t0 = Date.now();
-  let snap = await takeSnapshot(s, ledger);
+  let snap = await r.snapshot(ledger);
   let settledAfterMs: number | null = settled(ledger, snap) ? 0 : null;
   while (settledAfterMs === null && Date.now() - t0 < opts.settleTimeoutMs) {
-    await new Promise((r) => setTimeout(r, 1_000));
-    snap = await takeSnapshot(s, ledger);
+    await new Promise((res) => setTimeout(res, 1_000));
+    snap = await r.snapshot(ledger);
     if (settled(ledger, snap)) settledAfterMs = Date.now() - t0;
   }
   const parked = Object.fromEntries(
-    (await listQueues(s.rabbit)).filter((q) => q.name.endsWith(".parking")).map((q) => [q.name, q.messages]),
+    (await r.listQueues()).filter((q) => q.name.endsWith(".parking")).map((q) => [q.name, q.messages]),
   );
   const now = await absorbedCounters(opts.serviceUrls);
   // A service restarted during the run starts its counters at zero again: these are lower bounds.

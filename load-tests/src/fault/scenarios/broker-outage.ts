@@ -1,10 +1,13 @@
 // The whole broker (all three nodes) down for 20 s. The order API writes only to its database (the
 // outbox), so it must keep answering 2xx; the relays back off and publish the backlog afterwards.
+// Numbers: scenarios/broker-outage.json.
 import { startWholeBroker, stopWholeBroker } from "@orderflow/infra";
+import { loadDefinition, scenarioNumbers, stepsOf, timeScale } from "../definitions.ts";
 import { check, expectNoDamage } from "../expectations.ts";
 import type { FaultContext, Scenario } from "../scenario.ts";
 
-const OUTAGE_MS = 20_000;
+const def = loadDefinition("broker-outage");
+const [outage] = stepsOf(def, "stop-broker");
 
 /** BrokerNodeDown's `node` label: the node's short name (rabbit-2 for rabbit-2@localhost). */
 export const nodeLabel = (node: string) => ({ node: node.split("@")[0] as string });
@@ -22,12 +25,11 @@ export async function brokerDown(ctx: FaultContext, afterMs: number, outageMs: n
 }
 
 export const brokerOutage: Scenario = {
-  name: "broker-outage",
+  name: def.name,
   kind: "normal",
-  summary: "All three broker nodes stopped for 20 s under load, then started.",
-  minDurationMs: 45_000,
-  settleMs: 120_000,
-  fault: (ctx) => brokerDown(ctx, 5_000, OUTAGE_MS),
+  ...scenarioNumbers(def),
+  fault: (ctx) =>
+    brokerDown(ctx, timeScale(def, ctx.durationMs)(outage?.atS ?? 0), (outage?.durationS ?? 0) * 1000),
   // Every node is down for 20 s: each must raise its own BrokerNodeDown, and each must resolve.
   alerts: [
     { name: "BrokerNodeDown", each: (_facts, s) => s.layout.rabbitmq.nodes.map((n) => nodeLabel(n.name)) },

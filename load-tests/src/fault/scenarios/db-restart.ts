@@ -1,16 +1,20 @@
 // PostgreSQL restarted (fast shutdown, start) under load: some API calls fail while it is down (the
 // ledger holds only 2xx), consumers retry without spending attempts, relays resume from the outbox.
+// Numbers: scenarios/db-restart.json.
 import { restartPostgresServer } from "@orderflow/infra";
+import { loadDefinition, scenarioNumbers, stepsOf, timeScale } from "../definitions.ts";
 import { expectNoDamage } from "../expectations.ts";
 import type { Scenario } from "../scenario.ts";
 
+const def = loadDefinition("db-restart");
+const [restart] = stepsOf(def, "restart-postgres");
+
 export const dbRestart: Scenario = {
-  name: "db-restart",
+  name: def.name,
   kind: "normal",
-  summary: "PostgreSQL (all three databases) restarted under load.",
-  settleMs: 120_000,
+  ...scenarioNumbers(def),
   fault: async (ctx) => {
-    await ctx.sleep(ctx.durationMs * 0.35);
+    await ctx.sleep(timeScale(def, ctx.durationMs)(restart?.atS ?? 0));
     ctx.mark("fault injected: postgres restarting");
     await restartPostgresServer(ctx.stack);
     ctx.mark("fault healed: postgres up");

@@ -1,18 +1,23 @@
 // Redis down: it only holds the consumers' early-skip cache, so the inbox (PostgreSQL) remains the
-// truth and nothing changes but a few more inbox look-ups.
+// truth and nothing changes but a few more inbox look-ups. Numbers: scenarios/redis-outage.json.
 import { startRedisServer, stopRedisServer } from "@orderflow/infra";
+import { heldStep, loadDefinition, scenarioNumbers, timeScale } from "../definitions.ts";
 import { expectNoDamage } from "../expectations.ts";
 import type { Scenario } from "../scenario.ts";
 
+const def = loadDefinition("redis-outage");
+const outage = heldStep(def, "stop-redis");
+
 export const redisOutage: Scenario = {
-  name: "redis-outage",
+  name: def.name,
   kind: "normal",
-  summary: "Redis stopped for the middle of the run, then started.",
+  ...scenarioNumbers(def),
   fault: async (ctx) => {
-    await ctx.sleep(ctx.durationMs * 0.25);
+    const at = timeScale(def, ctx.durationMs);
+    await ctx.sleep(at(outage.atS));
     await stopRedisServer(ctx.stack);
     ctx.mark("fault injected: redis stopped");
-    await ctx.sleep(ctx.durationMs * 0.35);
+    await ctx.sleep(at(outage.untilS) - at(outage.atS));
     await startRedisServer(ctx.stack);
     ctx.mark("fault healed: redis started");
   },

@@ -1,14 +1,18 @@
 // The order service's relay process SIGKILLed mid-batch, again and again: rows it claimed but had not
 // marked are claimed again after their lease, and published again; the inboxes absorb the copies.
+// Numbers: scenarios/relay-crash.json.
+import { loadDefinition, scenarioNumbers, stepsOf } from "../definitions.ts";
 import { expectNoDamage } from "../expectations.ts";
 import type { Scenario } from "../scenario.ts";
 import { killLoop } from "./consumer-crash-loop.ts";
 
+const def = loadDefinition("relay-crash");
+const steps = stepsOf(def, "kill");
+
 export const relayCrash: Scenario = {
-  name: "relay-crash",
+  name: def.name,
   kind: "normal",
-  summary: "relay:order (and relay:inventory) SIGKILLed every 2 s under load.",
-  settleMs: 120_000,
-  fault: (ctx) => killLoop(ctx, ["relay:order", "relay:inventory"], 2_000),
+  ...scenarioNumbers(def),
+  fault: (ctx) => killLoop(ctx, def, steps),
   expect: (o) => expectNoDamage(o),
 };
