@@ -134,14 +134,7 @@ export function checkLedger(ledger: RunLedger, snap: Snapshot): Verdict {
     const actual = snap.balances.get(c) ?? 0;
     if (expected !== actual) v.points.push({ customerId: c, expected, actual });
   }
-  const violationCount =
-    v.lost.length +
-    v.unfinished.length +
-    v.duplicated.length +
-    v.unexpected.length +
-    Object.keys(v.stuckOutbox).length +
-    v.stock.length +
-    v.points.length;
+  const violationCount = countViolations(v);
   return {
     ok: violationCount === 0,
     orders: { accepted: ledger.orders.length, confirmed, cancelled, repaired },
@@ -149,4 +142,17 @@ export function checkLedger(ledger: RunLedger, snap: Snapshot): Verdict {
     violations: v,
     violationCount,
   };
+}
+
+/** Every violation of every kind (a service with stuck outbox rows counts once). */
+export function countViolations(v: Violations): number {
+  return (
+    v.lost.length +
+    v.unfinished.length +
+    v.duplicated.length +
+    v.unexpected.length +
+    Object.keys(v.stuckOutbox).length +
+    v.stock.length +
+    v.points.length
+  );
 }

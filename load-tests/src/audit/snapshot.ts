@@ -78,12 +78,45 @@ export async function takeSnapshot(s: Stack, ledger: RunLedger): Promise<Snapsho
     outbox: await outboxBy(c, "aggregate_id = ANY($1::text[])"),
   }));
 
+  return snapshotOf({
+    orders: order.o,
+    lines: order.l,
+    reservations: inventory.r,
+    grants: points.g,
+    balances: points.b,
+    stock: inventory.stock,
+    outbox: { order: order.outbox, inventory: inventory.outbox, points: points.outbox },
+  });
+}
+
+/** The rows a snapshot is made of, as the three databases give them. */
+export interface SnapshotRows {
+  orders: {
+    id: string;
+    status: string;
+    total: number;
+    customer_id: string;
+    points_granted: number | null;
+    cancel_acks: string[];
+    reconcile_repairs: number;
+  }[];
+  lines: { order_id: string; sku: string; quantity: number }[];
+  reservations: { order_id: string; status: string; lines: { sku: string; quantity: number }[] }[];
+  grants: { order_id: string; status: string; points: number; customer_id: string }[];
+  /** BIGINT arrives as text. */
+  balances: { customer_id: string; balance: string | number }[];
+  stock: { sku: string; available: number; reserved: number }[];
+  outbox: Snapshot["outbox"];
+}
+
+/** Rows -> the snapshot the check reads (one shape for the lab's run audit and the control's audit). */
+export function snapshotOf(r: SnapshotRows): Snapshot {
   const orderLines = new Map<string, { sku: string; quantity: number }[]>();
-  for (const l of order.l)
+  for (const l of r.lines)
     orderLines.set(l.order_id, [...(orderLines.get(l.order_id) ?? []), { sku: l.sku, quantity: l.quantity }]);
   return {
     orders: new Map(
-      order.o.map((o) => [
+      r.orders.map((o) => [
         o.id,
         {
           status: o.status,
@@ -96,13 +129,13 @@ export async function takeSnapshot(s: Stack, ledger: RunLedger): Promise<Snapsho
       ]),
     ),
     orderLines,
-    reservations: new Map(inventory.r.map((r) => [r.order_id, { status: r.status, lines: r.lines }])),
+    reservations: new Map(r.reservations.map((x) => [x.order_id, { status: x.status, lines: x.lines }])),
     grants: new Map(
-      points.g.map((g) => [g.order_id, { status: g.status, points: g.points, customerId: g.customer_id }]),
+      r.grants.map((g) => [g.order_id, { status: g.status, points: g.points, customerId: g.customer_id }]),
     ),
-    balances: new Map(points.b.map((b) => [b.customer_id, Number(b.balance)])), // BIGINT arrives as text
-    stock: new Map(inventory.stock.map((x) => [x.sku, { available: x.available, reserved: x.reserved }])),
-    outbox: { order: order.outbox, inventory: inventory.outbox, points: points.outbox },
+    balances: new Map(r.balances.map((b) => [b.customer_id, Number(b.balance)])),
+    stock: new Map(r.stock.map((x) => [x.sku, { available: x.available, reserved: x.reserved }])),
+    outbox: r.outbox,
     inboxRows: { order: 0, inventory: 0, points: 0 },
   };
 }

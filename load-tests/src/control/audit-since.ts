@@ -25,8 +25,9 @@ import {
 } from "@orderflow/infra";
 import pg from "pg";
 import { type AuditResult, auditWith } from "../audit/audit.ts";
+import { countViolations } from "../audit/check.ts";
 import type { LedgerOrder, RunLedger } from "../audit/ledger.ts";
-import type { Snapshot } from "../audit/snapshot.ts";
+import { type Snapshot, snapshotOf } from "../audit/snapshot.ts";
 
 export interface AuditQuery {
   since: Date;
@@ -226,42 +227,15 @@ function scopedSnapshot(s: AuditSources, q: AuditQuery) {
     });
     const keep = (id: string) => inLedger.has(id) || !order.known.has(id);
 
-    const orderLines = new Map<string, { sku: string; quantity: number }[]>();
-    for (const l of order.l)
-      orderLines.set(l.order_id, [
-        ...(orderLines.get(l.order_id) ?? []),
-        { sku: l.sku, quantity: l.quantity },
-      ]);
-    return {
-      orders: new Map(
-        order.o.map((o) => [
-          o.id,
-          {
-            status: o.status,
-            total: o.total,
-            customerId: o.customer_id,
-            pointsGranted: o.points_granted,
-            cancelAcks: o.cancel_acks,
-            reconcileRepairs: o.reconcile_repairs,
-          },
-        ]),
-      ),
-      orderLines,
-      reservations: new Map(
-        inventory.r
-          .filter((r) => keep(r.order_id))
-          .map((r) => [r.order_id, { status: r.status, lines: r.lines }]),
-      ),
-      grants: new Map(
-        points.g
-          .filter((g) => keep(g.order_id))
-          .map((g) => [g.order_id, { status: g.status, points: g.points, customerId: g.customer_id }]),
-      ),
-      balances: new Map(points.b.map((b) => [b.customer_id, Number(b.balance)])), // BIGINT arrives as text
-      stock: new Map(inventory.stock.map((x) => [x.sku, { available: x.available, reserved: x.reserved }])),
+    return snapshotOf({
+      orders: order.o,
+      lines: order.l,
+      reservations: inventory.r.filter((r) => keep(r.order_id)),
+      grants: points.g.filter((g) => keep(g.order_id)),
+      balances: points.b,
+      stock: inventory.stock,
       outbox: { order: order.outbox, inventory: inventory.outbox, points: points.outbox },
-      inboxRows: { order: 0, inventory: 0, points: 0 },
-    };
+    });
   };
 }
 
@@ -273,14 +247,7 @@ export async function auditSince(s: AuditSources, q: AuditQuery): Promise<AuditS
   });
   // Without a prefix the balances were not read (customers span windows): no points check to report.
   const v = q.prefix === undefined ? { ...r.violations, points: [] } : r.violations;
-  const violationCount =
-    v.lost.length +
-    v.unfinished.length +
-    v.duplicated.length +
-    v.unexpected.length +
-    Object.keys(v.stuckOutbox).length +
-    v.stock.length +
-    v.points.length;
+  const violationCount = countViolations(v);
   return {
     since: q.since.toISOString(),
     ...r,

@@ -149,6 +149,8 @@ export function startAlertWatcher(o: WatchOptions): AlertWatcher {
         if (msg !== lastError) o.log?.(`alertmanager poll failed: ${msg}`);
         lastError = msg;
       }
+      // stop() may have come during the poll, when there was no sleep for its wake() to end.
+      if (!running) break;
       // Unref'd, so a run that failed before stop() does not keep the process alive for maxMs; stop()
       // wakes it (an unref'd timer alone would let the process exit while stop() awaits it).
       await new Promise<void>((r) => {
