@@ -48,6 +48,10 @@ describe("the Alertmanager watcher", () => {
     });
     const mine = () => watcher?.alerts().filter((a) => a.name === alertname) ?? [];
 
+    // Posted after the watcher's first answered poll, so the watch sees it appear (not as already active).
+    const firstPollBy = Date.now() + 10_000;
+    while (watcher.polls() === 0 && Date.now() < firstPollBy) await new Promise((r) => setTimeout(r, 50));
+    expect(watcher.polls()).toBeGreaterThan(0);
     await post(startedAt, new Date(Date.now() + 5 * 60_000));
     expect(await watcher.waitUntil(() => mine().length === 1, Date.now() + 10_000)).toBe(true);
     const firing = mine()[0];

@@ -78,6 +78,8 @@ export function createAlertLog(epochAtZeroMs: number) {
 export interface AlertWatcher {
   /** The episodes so far. */
   alerts(): WatchedAlert[];
+  /** Polls answered so far: an alert already listed by the first one was active before the watch began. */
+  polls(): number;
   /** Resolves true once `done(alerts)` holds, false at the deadline (epoch ms) or when the watcher stopped. */
   waitUntil(done: (alerts: WatchedAlert[]) => boolean, deadlineEpochMs: number): Promise<boolean>;
   /** Stops polling; returns the episodes and how many polls failed (Alertmanager unreachable). */
@@ -162,6 +164,7 @@ export function startAlertWatcher(o: WatchOptions): AlertWatcher {
   })();
   return {
     alerts: () => log.episodes(),
+    polls: () => log.polls(),
     async waitUntil(done, deadlineEpochMs) {
       while (!done(log.episodes())) {
         if (!running || Date.now() >= deadlineEpochMs) return false;
