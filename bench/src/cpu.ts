@@ -14,7 +14,10 @@ const ticks = () => {
 
 interface ProcStat {
   ppid: number;
+  /** utime + stime + cutime + cstime. */
   cpuTicks: number;
+  /** utime + stime: this process alone, without its reaped children. */
+  selfTicks: number;
 }
 
 function readAll(): Map<number, ProcStat> {
@@ -26,7 +29,11 @@ function readAll(): Map<number, ProcStat> {
       // The command name is in parentheses and may hold spaces: the fields start after the last ')'.
       const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
       const n = (i: number) => Number(f[i] ?? 0);
-      out.set(Number(name), { ppid: n(1), cpuTicks: n(11) + n(12) + n(13) + n(14) });
+      out.set(Number(name), {
+        ppid: n(1),
+        cpuTicks: n(11) + n(12) + n(13) + n(14),
+        selfTicks: n(11) + n(12),
+      });
     } catch {
       // the process exited while we listed it
     }
@@ -34,14 +41,21 @@ function readAll(): Map<number, ProcStat> {
   return out;
 }
 
-/** CPU seconds of each named group of process-tree roots, now. */
-export function cpuSeconds(groups: Record<string, number[]>): Record<string, number> {
+/**
+ * CPU seconds of each named group of process-tree roots, now; a process reached from two roots of a
+ * group counts once. Groups named in `selfOnly` count their roots alone (the supervisor, whose tree is
+ * every app, which other groups count).
+ */
+export function cpuSeconds(
+  groups: Record<string, number[]>,
+  selfOnly: readonly string[] = [],
+): Record<string, number> {
   const all = readAll();
   const children = new Map<number, number[]>();
   for (const [pid, p] of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
-  const treeTicks = (root: number): number => {
+  const groupTicks = (roots: number[]): number => {
     let sum = 0;
-    const stack = [root];
+    const stack = [...roots];
     const seen = new Set<number>();
     while (stack.length > 0) {
       const pid = stack.pop() as number;
@@ -52,9 +66,19 @@ export function cpuSeconds(groups: Record<string, number[]>): Record<string, num
     }
     return sum;
   };
+  const selfTicks = (roots: number[]) =>
+    [...new Set(roots)].reduce((s, r) => s + (all.get(r)?.selfTicks ?? 0), 0);
   return Object.fromEntries(
-    Object.entries(groups).map(([k, roots]) => [k, roots.reduce((s, r) => s + treeTicks(r), 0) / ticks()]),
+    Object.entries(groups).map(([k, roots]) => [
+      k,
+      (selfOnly.includes(k) ? selfTicks(roots) : groupTicks(roots)) / ticks(),
+    ]),
   );
+}
+
+/** The parent of a process (0 when it is gone). */
+export function parentPid(pid: number): number {
+  return readAll().get(pid)?.ppid ?? 0;
 }
 
 export function cpuDelta(

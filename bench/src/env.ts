@@ -7,14 +7,19 @@ export interface BenchEnv {
   quick: boolean;
   /** Run only these sections (comma-separated names), all when empty. */
   only: string[];
+  /** The memory section's orders/s when the saga section does not run before it (else its sustained rate). */
+  memoryRate: number | undefined;
   outDir: string;
 }
 
 /** The command line's choices (`--quick`, `--only=...`) with BENCH_QUICK and BENCH_OUT_DIR. */
-export function readBenchEnv(args: { quick: boolean; only: string[] }, env: RawEnv = process.env): BenchEnv {
+export function readBenchEnv(
+  args: { quick: boolean; only: string[]; memoryRate?: number | undefined },
+  env: RawEnv = process.env,
+): BenchEnv {
   const e = readEnv(
     { quick: bool("BENCH_QUICK").default(false), outDir: str("BENCH_OUT_DIR").default("reports/bench") },
     env,
   );
-  return { quick: args.quick || e.quick, only: args.only, outDir: e.outDir };
+  return { quick: args.quick || e.quick, only: args.only, memoryRate: args.memoryRate, outDir: e.outDir };
 }

@@ -9,6 +9,7 @@ import { ceilingsSection } from "./ceilings.ts";
 import { claimSection } from "./claim-bench.ts";
 import { readBenchEnv } from "./env.ts";
 import { describeMachine } from "./machine.ts";
+import { memorySection } from "./memory-bench.ts";
 import { checkStack } from "./preflight.ts";
 import { prismaSection } from "./prisma-vs-raw.ts";
 import { relaySection } from "./relay-bench.ts";
@@ -23,27 +24,44 @@ const SECTIONS: Section[] = [
   prismaSection,
   ceilingsSection,
   sagaSection,
+  memorySection,
   batchingSection,
 ];
 
-const USAGE = `usage: pnpm bench [--quick] [--only=SECTION[,SECTION...]]
-  --quick   ~2 minutes instead of ~10: fewer rows, shorter runs, fewer repeats (or BENCH_QUICK=1)
-  --only    run only these sections: ${SECTIONS.map((s) => s.name).join(", ")}
+const USAGE = `usage: pnpm bench [--quick] [--only=SECTION[,SECTION...]] [--memory-rate=N]
+  --quick         fewer rows, shorter runs, fewer repeats (or BENCH_QUICK=1)
+  --only          run only these sections: ${SECTIONS.map((s) => s.name).join(", ")}
+  --memory-rate   orders/s of the memory section when the saga section does not run before it
+                  (else the saga's sustained rate; default 100)
   writes BENCH_OUT_DIR (default reports/bench)/bench.json and bench.md; needs \`pnpm stack up\``;
 
-function readArgs(argv: string[]): { quick: boolean; only: string[] } {
+function readArgs(argv: string[]): { quick: boolean; only: string[]; memoryRate: number | undefined } {
   const { values, fail } = parseCli(
     {
       usage: USAGE,
-      options: { quick: { type: "boolean" }, only: { type: "string", multiple: true } },
+      options: {
+        quick: { type: "boolean" },
+        only: { type: "string", multiple: true },
+        "memory-rate": { type: "string" },
+      },
     },
     argv,
   );
   const only = (values.only ?? []).flatMap((o) => o.split(",")).filter(Boolean);
   const unknown = only.filter((n) => !SECTIONS.some((s) => s.name === n));
   if (unknown.length > 0) fail(`unknown section ${unknown.map((n) => `"${n}"`).join(", ")}`);
-  return { quick: values.quick ?? false, only };
+  const raw = values["memory-rate"];
+  const memoryRate = raw === undefined ? undefined : Number(raw);
+  if (memoryRate !== undefined && !(Number.isFinite(memoryRate) && memoryRate > 0 && memoryRate <= 1_000))
+    fail(`--memory-rate must be a number of orders/s in (0, 1000], got "${raw}"`);
+  return { quick: values.quick ?? false, only, memoryRate };
 }
+
+/** `{ [name]: summary }` when that section ran and has one: bench.json's top-level objects. */
+const summary = (earlier: Map<string, SectionResult>, name: "saga" | "memory") => {
+  const s = earlier.get(name)?.summary;
+  return s ? { [name]: s } : {};
+};
 
 async function mainBench(): Promise<number> {
   const env = readBenchEnv(readArgs(process.argv.slice(2)));
@@ -54,7 +72,7 @@ async function mainBench(): Promise<number> {
   const chosen = SECTIONS.filter((s) => env.only.length === 0 || env.only.includes(s.name));
   const problems = await checkStack(
     stack,
-    chosen.some((s) => s.name === "saga"),
+    chosen.some((s) => s.needsServices === true),
   );
   if (problems.length > 0) {
     process.stderr.write(
@@ -72,7 +90,7 @@ async function mainBench(): Promise<number> {
     const t = performance.now();
     log(`== ${s.name}`);
     try {
-      earlier.set(s.name, await s.run({ stack, quick: env.quick, log, earlier }));
+      earlier.set(s.name, await s.run({ stack, quick: env.quick, log, earlier, memoryRate: env.memoryRate }));
       log(`   ${s.name} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     } catch (e) {
       failures[s.name] = (e as Error).stack ?? String(e);
@@ -81,9 +99,11 @@ async function mainBench(): Promise<number> {
   }
   const report: Report = {
     machine: describeMachine(loadAtStart),
-    command: `pnpm bench${env.quick ? " --quick" : ""}${env.only.length ? ` --only=${env.only.join(",")}` : ""}`,
+    command: `pnpm bench${env.quick ? " --quick" : ""}${env.only.length ? ` --only=${env.only.join(",")}` : ""}${env.memoryRate ? ` --memory-rate=${env.memoryRate}` : ""}`,
     quick: env.quick,
     durationSeconds: (performance.now() - started) / 1000,
+    ...summary(earlier, "saga"),
+    ...summary(earlier, "memory"),
     sections: Object.fromEntries(earlier),
     failures: Object.fromEntries(Object.entries(failures).map(([k, v]) => [k, v.split("\n")[0] ?? v])),
   };

@@ -9,6 +9,10 @@ export interface Report {
   command: string;
   quick: boolean;
   durationSeconds: number;
+  /** The saga section's headline figures (issue 11), when it ran. */
+  saga?: Record<string, unknown>;
+  /** The memory section's headline figures, when it ran. */
+  memory?: Record<string, unknown>;
   sections: Record<string, SectionResult>;
   failures: Record<string, string>;
 }

@@ -17,6 +17,8 @@ export interface SectionResult {
   title: string;
   rows: TableRow[];
   data: Record<string, unknown>;
+  /** The section's headline figures, put at the top level of bench.json under the section's name. */
+  summary?: Record<string, unknown>;
 }
 
 export interface SectionContext {
@@ -25,10 +27,14 @@ export interface SectionContext {
   log: (line: string) => void;
   /** Results of the sections that ran before (the saga section divides by the ceilings). */
   earlier: Map<string, SectionResult>;
+  /** `--memory-rate`: the memory section's rate when the saga section did not run before it. */
+  memoryRate: number | undefined;
 }
 
 export interface Section {
   name: string;
+  /** Drives the three services: the preflight checks that they answer. */
+  needsServices?: boolean;
   run(ctx: SectionContext): Promise<SectionResult>;
 }
 

@@ -30,6 +30,8 @@ describe("fault lab, short runs", () => {
     test(`${sc.name}: ${promise}`, async () => {
       const r = await runScenario(stack, sc, { durationMs: 12_000, long: false, reportsDir, log: () => {} });
       expect(r.expectation.checks.filter((c) => !c.ok)).toEqual([]);
+      // Every fault script measures what is in flight before it acts.
+      if (sc.fault) expect(r.inFlight?.length ?? 0).toBeGreaterThan(0);
       if (sc.name === "broker-outage")
         expect(r.outcome.availabilityDuringFaults).toBeGreaterThanOrEqual(0.99);
     }, 900_000);

@@ -15,18 +15,27 @@ import {
 } from "@orderflow/infra";
 import { absorbedCounters, audit } from "../audit/audit.ts";
 import type { LedgerOrder, RunLedger } from "../audit/ledger.ts";
+import { DEFAULT_RATE } from "../fault/definitions.ts";
+
+// The burst follows the fault lab's default rate (never below the demo's original 30/s) and lasts
+// BURST_S seconds, so both faults land in a busy system; capped so the demo stays a few minutes long
+// whatever the default becomes (the final states are read one order at a time).
+const BURST_S = 8;
+const MAX_ORDERS = 1_200;
+const RATE_PER_S = Math.max(30, DEFAULT_RATE);
+const ORDERS = Math.min(MAX_ORDERS, Math.round(RATE_PER_S * BURST_S));
+// The stock per SKU grows with the burst, so the mix of confirmed and (out of stock) cancelled orders
+// stays that of the original 240 orders.
+const STOCK_SCALE = ORDERS / 240;
 
 parseCli(
   {
     usage: `usage: pnpm demo   (no arguments; against a running stack: pnpm stack up first)
-  240 orders at 30/s over 10 SKUs while the leader of inventory.order-events and then the inventory
-  service are killed with SIGKILL; then every order's final state and the audit's verdict`,
+  ${ORDERS} orders at ${RATE_PER_S}/s over 10 SKUs while the leader of inventory.order-events and then the
+  inventory service are killed with SIGKILL; then every order's final state and the audit's verdict`,
   },
   process.argv.slice(2),
 );
-
-const ORDERS = 240;
-const RATE_PER_S = 30;
 const s = openStack(undefined, false);
 const url = (svc: "order" | "inventory" | "points") => `http://127.0.0.1:${s.layout.servicePorts[svc]}`;
 const say = (m: string) => process.stdout.write(`${m}\n`);
@@ -52,7 +61,7 @@ async function placeOrder(order: Omit<LedgerOrder, "orderId" | "acceptedAt">) {
 async function seedStock(skus: string[]): Promise<Record<string, number>> {
   const initial: Record<string, number> = {};
   for (const [i, sku] of skus.entries()) {
-    initial[sku] = 15 + i * 3;
+    initial[sku] = Math.round((15 + i * 3) * STOCK_SCALE);
     const r = await fetch(`${url("inventory")}/stock/${sku}`, {
       method: "PUT",
       headers: { "content-type": "application/json" },

@@ -113,6 +113,14 @@ export function loadDefinition(name: DefinedScenario, dir = definitionsDir): Sce
   return def;
 }
 
+/**
+ * Orders per second the lab offers when nothing says otherwise: the baseline's (steady.json). Scenarios
+ * without a definition (the pitfalls and their pairs, network-blackhole) and the demo's burst take it.
+ * Every definition repeats the same figure (test/scenario-definitions.test.ts holds them equal): the k6
+ * scripts read each file's own "rate", so a change is a change of every file's "rate".
+ */
+export const DEFAULT_RATE = loadDefinition("steady").rate;
+
 /** The lab's Scenario fields a definition gives. */
 export function scenarioNumbers(def: ScenarioDefinition) {
   return {

@@ -6,6 +6,7 @@ import type { AuditResult } from "../audit/audit.ts";
 import { availabilityDuringFaults, type ExtraSeries, faultWindows } from "../report/derive.ts";
 import type { RunResult } from "../result.ts";
 import type { WatchedAlert } from "./alerts.ts";
+import type { InFlightSample } from "./in-flight.ts";
 import { outboxRecoveryMs, type ScenarioRun } from "./run-scenario.ts";
 import type { Expectation, Scenario } from "./scenario.ts";
 
@@ -16,6 +17,8 @@ interface SavedRun {
   series: ExtraSeries[];
   /** Absent in runs saved before the lab watched Alertmanager. */
   alerts?: WatchedAlert[];
+  /** Absent in runs saved before the lab measured it. */
+  inFlight?: InFlightSample[];
   audit: AuditResult & { expectation: Expectation; duplicateRate?: number; damage?: Record<string, number> };
 }
 
@@ -51,6 +54,7 @@ export function latestRuns(reportsDir: string, scenarios: readonly Scenario[]): 
       duplicateRate: audit.duplicateRate ?? null,
       recoveryMs: outboxRecoveryMs(series, run.events),
       damage: audit.damage ?? null,
+      ...(saved.inFlight ? { inFlight: saved.inFlight } : {}),
     });
   }
   return runs;

@@ -6,6 +6,7 @@ import { openStack, restartAppsWith } from "@orderflow/infra";
 import { parseDuration } from "../duration.ts";
 import { readLoadTestsEnv } from "../env.ts";
 import { describeMachine } from "../machine.ts";
+import { DEFAULT_RATE } from "./definitions.ts";
 import { faultReportsDir, runLab } from "./lab.ts";
 import { latestRuns } from "./latest.ts";
 import { SCENARIO_GROUPS, SCENARIOS } from "./scenarios/index.ts";
@@ -16,7 +17,7 @@ const USAGE = `usage: pnpm fault <scenario...|all> [--duration 20s] [--long] [--
        pnpm fault summary   (table of the latest run of each scenario)
   --duration D   load per scenario, a k6 duration like 20s or 1m30s (default 20s, 180s with --long)
   --long         the long version: 180 s of load unless --duration says otherwise
-  --rate N       orders per second offered (default: each scenario's own, 12/s)
+  --rate N       orders per second offered (default: each scenario's own, ${DEFAULT_RATE}/s)
 scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}`;
 
 function readArgs(argv: string[]) {

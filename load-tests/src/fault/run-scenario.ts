@@ -17,13 +17,16 @@ import {
   type ExtraSeries,
   faultWindows,
 } from "../report/derive.ts";
+import { fmtInFlight } from "../report/in-flight.ts";
 import { reportFigures } from "../report/render-report.ts";
 import { writeJson, writeReport } from "../report/write-report.ts";
 import type { RunResult } from "../result.ts";
 import { startLoad } from "../runner.ts";
 import { alertChecks, alertTitle, allFiredAndResolved, expectedAlerts, faultSpan } from "./alert-checks.ts";
 import { startAlertWatcher, waitUntilInactive } from "./alerts.ts";
+import { DEFAULT_RATE } from "./definitions.ts";
 import { check } from "./expectations.ts";
+import { type InFlightSample, startInFlightProbe } from "./in-flight.ts";
 import { startSampler } from "./sampler.ts";
 import type { Expectation, Outcome, Scenario } from "./scenario.ts";
 import { createWorkload, seedStock } from "./workload.ts";
@@ -31,7 +34,7 @@ import { createWorkload, seedStock } from "./workload.ts";
 export interface LabOptions {
   durationMs: number;
   long: boolean;
-  /** Overrides the scenario's rate. */
+  /** Overrides the scenario's rate (default: the scenario's, else DEFAULT_RATE). */
   rate?: number;
   reportsDir: string;
   log: (line: string) => void;
@@ -48,6 +51,8 @@ export interface ScenarioRun {
   recoveryMs: number | null;
   /** The scenario's damage in its own terms (pitfalls and their pairs), null for the others. */
   damage: Record<string, number> | null;
+  /** What was in flight when each fault action started, in order; absent in runs saved before it was measured. */
+  inFlight?: InFlightSample[];
 }
 
 export const serviceUrls = (s: Stack) =>
@@ -125,7 +130,7 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   const parkedBefore = await parkingCounts(s);
   const dir = path.join(o.reportsDir, sc.name);
   const ledgerFile = createJsonlWriter<LedgerEntry>(path.join(dir, `${runId}.ledger.jsonl`));
-  const rate = o.rate ?? sc.rate ?? 12;
+  const rate = o.rate ?? sc.rate ?? DEFAULT_RATE;
 
   const t0 = performance.now();
   const load = startLoad(
@@ -161,6 +166,8 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     () => performance.now() - t0,
     o.long ? (line) => o.log(`[${sc.name}] ${line}`) : undefined,
   );
+  const probe = startInFlightProbe(s, work.prefix, () => performance.now() - t0);
+  const inFlight: InFlightSample[] = [];
   const settleMs = sc.settleMs ?? (o.long ? 180_000 : 60_000);
   const alertsWatch = startAlertWatcher({
     url: alertmanagerUrl(s),
@@ -189,6 +196,11 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     },
     sleep,
     log: (line) => o.log(`[${sc.name}] ${line}`),
+    measureInFlight: async (action) => {
+      const m = await probe.measure(action);
+      inFlight.push(m);
+      o.log(`[${sc.name}] in flight before ${action}: ${fmtInFlight(m)} (measured in ${m.tookMs} ms)`);
+    },
     facts,
   }).catch((e: unknown) => {
     facts.faultError = e instanceof Error ? e.message : String(e);
@@ -200,6 +212,7 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     run = await done;
   } finally {
     await fault; // a script always heals what it broke before the audit starts
+    await probe.close();
     await ledgerFile.close();
   }
   // A script that failed may have left its fault in place: heal it, so the audit still reads every
@@ -284,6 +297,7 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     summary: sc.summary,
     facts,
     parkedDelta,
+    inFlight,
     run,
     series,
     alerts: watched.alerts,
@@ -295,6 +309,7 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     series,
     audit: verdict,
     alerts: watched.alerts,
+    inFlight,
   });
   const recoveryMs = reportFigures({ run, series, audit: verdict }).recoveryMs;
   return {
@@ -306,5 +321,6 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     duplicateRate,
     recoveryMs,
     damage: damageFigures ?? null,
+    inFlight,
   };
 }

@@ -12,6 +12,12 @@ export interface FaultContext {
   long: boolean;
   /** Records an event on the run's timeline: "fault injected: ...", "fault healed: ...". */
   mark: (name: string, detail?: unknown) => void;
+  /**
+   * Measures what is in flight (in-flight.ts: messages in the outboxes and work queues, orders not final)
+   * and records it for the report under `action`. Await it right before each fault action: the figures
+   * are those at the moment the fault hits. Bounded (2 s); it never throws.
+   */
+  measureInFlight: (action: string) => Promise<void>;
   /** Resolves after ms, or earlier when the load ended (so a script never outlives the run). */
   sleep: (ms: number) => Promise<void>;
   log: (line: string) => void;

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { alertsFired } from "../report/alert-marks.ts";
 import { fmtDamage, fmtMs, fmtNum, fmtPct } from "../report/html.ts";
+import { inFlightCell } from "../report/in-flight.ts";
 import { reportFigures } from "../report/render-report.ts";
 import { writeSummary } from "../report/write-report.ts";
 import { damage } from "./expectations.ts";
@@ -16,6 +17,7 @@ const HEAD = [
   "achieved/s",
   "p99",
   "2xx during fault",
+  "in flight at fault",
   "recovery",
   "lost",
   "unfinished",
@@ -38,6 +40,7 @@ export function summaryRows(runs: readonly ScenarioRun[]): string[][] {
       fmtNum(f.achievedPerSecond, 1),
       fmtMs(f.p99Ms),
       fmtPct(r.outcome.availabilityDuringFaults),
+      inFlightCell(r.inFlight),
       fmtMs(r.recoveryMs),
       String(d.lost),
       String(d.unfinished),
@@ -54,7 +57,7 @@ export function summaryRows(runs: readonly ScenarioRun[]): string[][] {
 export function summaryMarkdown(runs: readonly ScenarioRun[], machine: string): string {
   const lines = [
     `| ${HEAD.join(" | ")} |`,
-    `| ${HEAD.map((_, i) => (i >= 2 && i <= 11 ? "---:" : "---")).join(" | ")} |`,
+    `| ${HEAD.map((h, i) => (i >= 2 && i <= 12 && h !== "in flight at fault" ? "---:" : "---")).join(" | ")} |`,
     ...summaryRows(runs).map((row) => `| ${row.join(" | ")} |`),
     "",
     `Machine: ${machine}`,
@@ -70,6 +73,7 @@ export function writeLabSummary(dir: string, runs: readonly ScenarioRun[], machi
       run: r.outcome.run,
       series: r.series,
       alerts: r.outcome.alerts,
+      ...(r.inFlight ? { inFlight: r.inFlight } : {}),
       audit: {
         passed: r.expectation.passed,
         duplicateRate: r.duplicateRate ?? undefined,

@@ -3,13 +3,13 @@
 // PostgreSQL refuses (division by zero, a data error), so the consumer parks the message as poison at
 // once, as it would for a real bug or bad data. A later copy of the same message (reconciliation re-sends
 // the original, same id) succeeds: the failure was in the moment, not in the message.
-import type { Tx } from "@orderflow/inventory";
+import type { SqlTx } from "@orderflow/db";
 import type { Step } from "@orderflow/service-runtime";
 
 export function failFirstDeliveries(
-  step: Step<"order.created", Tx>,
+  step: Step<"order.created", SqlTx>,
   share: number,
-): Step<"order.created", Tx> {
+): Step<"order.created", SqlTx> {
   const failedOnce = new Set<string>();
   return async (event, ctx) => {
     const id = event.envelope.messageId;

@@ -3,11 +3,24 @@
 // order.confirmed grants again. Compare services/inventory/src/steps/reserve-stock.ts and
 // services/points/src/steps/grant-points.ts, whose first lines are the guard removed here.
 import { pointsFor } from "@orderflow/contracts";
-import { findShortage, type Tx as InventoryTx, unitsBySku } from "@orderflow/inventory";
-import type { Tx as PointsTx } from "@orderflow/points";
+import type { SqlTx } from "@orderflow/db";
+import { findShortage, unitsBySku } from "@orderflow/inventory";
 import { replyTo, type Step } from "@orderflow/service-runtime";
 
-export const reserveStockUnguarded: Step<"order.created", InventoryTx> = async (event, { tx, enqueue }) => {
+/** The reservation row written over whatever was there: no guard. */
+const overwriteReservation = (
+  tx: SqlTx,
+  orderId: string,
+  r: { status: "RESERVED" | "REJECTED"; reason?: string; lines?: unknown; replyMessageId: string },
+) =>
+  tx.$executeRaw`
+    INSERT INTO reservations (order_id, status, reason, lines, reply_message_id)
+    VALUES (${orderId}, ${r.status}, ${r.reason ?? null}, ${JSON.stringify(r.lines ?? [])}::jsonb,
+            ${r.replyMessageId}::uuid)
+    ON CONFLICT (order_id) DO UPDATE SET status = EXCLUDED.status, reason = EXCLUDED.reason,
+      lines = EXCLUDED.lines, reply_message_id = EXCLUDED.reply_message_id, updated_at = now()`;
+
+export const reserveStockUnguarded: Step<"order.created", SqlTx> = async (event, { tx, enqueue }) => {
   const { orderId } = event.payload;
   const wanted = unitsBySku(event.payload.lines);
   const reply = replyTo(event);
@@ -19,7 +32,7 @@ export const reserveStockUnguarded: Step<"order.created", InventoryTx> = async (
       reason: shortage.reason,
       replyMessageId: reply.messageId,
     };
-    await tx.reservation.upsert({ where: { orderId }, create: { orderId, ...rejected }, update: rejected });
+    await overwriteReservation(tx, orderId, rejected);
     await enqueue({ ...answer, eventType: "inventory.rejected", payload: { orderId, ...shortage } });
     return { rejected: shortage.reason };
   }
@@ -30,12 +43,12 @@ export const reserveStockUnguarded: Step<"order.created", InventoryTx> = async (
       w.quantity,
     );
   const reserved = { status: "RESERVED" as const, lines: wanted, replyMessageId: reply.messageId };
-  await tx.reservation.upsert({ where: { orderId }, create: { orderId, ...reserved }, update: reserved });
+  await overwriteReservation(tx, orderId, reserved);
   await enqueue({ ...answer, eventType: "inventory.reserved", payload: { orderId, lines: wanted } });
   return undefined;
 };
 
-export const grantPointsUnguarded: Step<"order.confirmed", PointsTx> = async (event, { tx, enqueue }) => {
+export const grantPointsUnguarded: Step<"order.confirmed", SqlTx> = async (event, { tx, enqueue }) => {
   const { orderId, customerId, total } = event.payload;
   const points = pointsFor(total);
   const reply = replyTo(event);
@@ -45,8 +58,11 @@ export const grantPointsUnguarded: Step<"order.confirmed", PointsTx> = async (ev
     customerId,
     points,
   );
-  const granted = { customerId, points, status: "GRANTED" as const, replyMessageId: reply.messageId };
-  await tx.grant.upsert({ where: { orderId }, create: { orderId, ...granted }, update: granted });
+  await tx.$executeRaw`
+    INSERT INTO grants (order_id, customer_id, points, status, reply_message_id)
+    VALUES (${orderId}, ${customerId}, ${points}::int, 'GRANTED', ${reply.messageId}::uuid)
+    ON CONFLICT (order_id) DO UPDATE SET customer_id = EXCLUDED.customer_id, points = EXCLUDED.points,
+      status = 'GRANTED', reply_message_id = EXCLUDED.reply_message_id, updated_at = now()`;
   await enqueue({
     eventType: "points.granted",
     aggregateType: "grant",

@@ -1,4 +1,5 @@
 // The order service as the fault lab runs it: its own composition with the lab's parts.
+import type { SqlTx } from "@orderflow/db";
 import { createLogger } from "@orderflow/logging";
 import { createBrokerConnection, createConfirmPublisher } from "@orderflow/messaging";
 import { orderService, readEnv, type Tx } from "@orderflow/order";
@@ -15,7 +16,7 @@ main(() => {
   const log = createLogger({ name: "order", level: env.logLevel });
   warnLabOn(log, lab);
   const parts: ServiceParts<Tx> = commonLabParts<Tx>(lab);
-  let write = (tx: Tx, event: OutboxEvent) => enqueue(tx, event);
+  let write = (tx: SqlTx, event: OutboxEvent) => enqueue(tx, event);
   if (lab.pitfall === "publish-before-commit") {
     const connection = createBrokerConnection({ urls: env.amqpUrls, name: "order-lab-publish-now", log });
     write = publishOrderCreatedNow(createConfirmPublisher(connection, { log }));

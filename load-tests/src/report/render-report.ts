@@ -12,6 +12,7 @@ import {
   faultWindows,
 } from "./derive.ts";
 import { esc, fmtDamageValue, fmtMs, fmtNum, fmtPct, fmtUs, jsonBlock, page } from "./html.ts";
+import { type InFlightSample, inFlightTable } from "./in-flight.ts";
 import { type ChartMarker, type ChartSeries, lineChart } from "./svg-chart.ts";
 
 export interface ReportInput {
@@ -22,6 +23,8 @@ export interface ReportInput {
   alerts?: AlertSpan[];
   /** Overrides where the run says it ran (shown under the title). */
   machine?: string;
+  /** What was in flight when each fault action started (the fault lab measures it); undefined: not measured. */
+  inFlight?: InFlightSample[];
 }
 
 /** The figures shown in the header cards and in the summary table across runs. */
@@ -274,6 +277,8 @@ ${charts(input)}
 ${thresholdsTable(run)}
 <h2>Events</h2>
 ${eventsTable(run, input.alerts ?? [])}
+<h2>In flight when each fault hit</h2>
+${inFlightTable(input.inFlight)}
 <h2>Alerts</h2>
 ${alertsTable(input.alerts)}
 ${audit}

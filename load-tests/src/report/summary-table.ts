@@ -2,6 +2,7 @@
 // writes (HTML, self-contained, beside each scenario's own report).
 import { alertsFired } from "./alert-marks.ts";
 import { esc, fmtDamage, fmtMs, fmtNum, fmtPct, page } from "./html.ts";
+import { inFlightCell } from "./in-flight.ts";
 import { type ReportFigures, type ReportInput, reportFigures } from "./render-report.ts";
 
 interface Column {
@@ -23,6 +24,7 @@ const COLUMNS: Column[] = [
   { title: "failed", numeric: true, value: (f) => fmtPct(f.failedRate) },
   { title: "dropped", numeric: true, value: (f) => fmtNum(f.dropped) },
   { title: "2xx during faults", numeric: true, value: (f) => fmtPct(f.availabilityDuringFaults) },
+  { title: "in flight at fault", numeric: false, value: (_f, input) => inFlightCell(input.inFlight) },
   { title: "recovery", numeric: true, value: (f) => fmtMs(f.recoveryMs) },
   { title: "duplicate rate", numeric: true, value: (f) => fmtPct(f.duplicateRate, 3) },
   { title: "alerts fired", numeric: false, value: (_f, input) => alertsFired(input.alerts) },

@@ -82,6 +82,18 @@ export interface ConsumerOptions<Tx extends SqlTx = SqlTx> {
   settle?: (own: Settle) => Settle;
   /** Default 100 (quorum queues perform badly below). */
   prefetch?: number;
+  /**
+   * Most deliveries one transaction applies (default 50). 1 = one message per transaction. A batch forms
+   * only from what is waiting when a transaction slot frees up, so it adds no wait at low rates.
+   */
+  batchSize?: number;
+  /**
+   * Transactions (of one message or a batch) run at once; the rest wait in process. Default 1: batches
+   * of one consumer then never lock rows in opposite orders. With batchSize 1, use about 4.
+   */
+  concurrency?: number;
+  /** Observes batches that failed and were split (metrics, tests). */
+  batchStats?: BatchStats;
   /** One retry per entry, then the parking lot. Default 1s, 5s, 30s. */
   retrySchedule?: readonly RetryTier[];
   /** Which handler errors are worth a retry. Default: all but PoisonMessageError. */
@@ -97,6 +109,11 @@ export interface ConsumerOptions<Tx extends SqlTx = SqlTx> {
   onOutcome?: (o: Outcome) => void;
   /** Named fault points a test arms to break the runtime on purpose; never set in services. */
   faults?: ConsumerFaults;
+}
+
+export interface BatchStats {
+  /** A batch that failed and was applied message by message. */
+  onSplit?: (size: number, error: string) => void;
 }
 
 export interface ConsumerFaults {

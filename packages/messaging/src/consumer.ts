@@ -5,17 +5,20 @@
 import type { SqlTx } from "@orderflow/db";
 import { type Logger, silentLogger } from "@orderflow/logging";
 import type { Channel, ConsumeMessage } from "amqplib";
+import { type AckLedger, ackLedgers } from "./ack-ledger.ts";
+import { createBatchDelivery } from "./batch-delivery.ts";
 import { createConfirmPublisher } from "./confirm-publisher.ts";
 import { markOutcome } from "./consumer-span.ts";
-import type { Consumer, ConsumerHealth, ConsumerOptions, Outcome } from "./consumer-types.ts";
-import { createDelivery } from "./delivery.ts";
+import type { AckMode, Consumer, ConsumerHealth, ConsumerOptions, Outcome } from "./consumer-types.ts";
+import { createDelivery, type DeliveryDeps } from "./delivery.ts";
 import { PoisonMessageError } from "./errors.ts";
 import { sqlInbox } from "./inbox.ts";
+import { createIntake, type Intake } from "./intake.ts";
 import type { ConfirmPublisher } from "./publisher-types.ts";
 import { assertRetention } from "./retention.ts";
 import { createSettle } from "./settle.ts";
 import { keepSubscription, type Subscription } from "./subscription.ts";
-import { assertTopology, consumerRequirements, RETRY_TIERS } from "./topology.ts";
+import { assertTopology, consumerRequirements, RETRY_TIERS, type RetryTier } from "./topology.ts";
 import { startWatchdog } from "./watchdog.ts";
 
 export type {
@@ -43,37 +46,9 @@ const newCounts = (): ConsumerHealth["counts"] => ({
   recycled: 0,
 });
 
-/** Counts handlers in flight and lets stop() wait (bounded) until none is left. */
-function inFlightTracker() {
-  let n = 0;
-  const idle: (() => void)[] = [];
-  return {
-    count: () => n,
-    async run(fn: () => Promise<void>): Promise<void> {
-      n += 1;
-      try {
-        await fn();
-      } finally {
-        n -= 1;
-        if (n === 0) for (const w of idle.splice(0)) w();
-      }
-    },
-    drained: (timeoutMs: number) =>
-      n === 0
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, timeoutMs);
-            idle.push(() => {
-              clearTimeout(t);
-              resolve();
-            });
-          }),
-  };
-}
-
 async function stopConsumer(
   sub: Subscription,
-  work: ReturnType<typeof inFlightTracker>,
+  work: Intake,
   publisher: ConfirmPublisher,
   shutdownTimeoutMs: number,
 ): Promise<void> {
@@ -84,6 +59,50 @@ async function stopConsumer(
   // 3. close channels; the caller closes the connection afterwards.
   await publisher.close();
   if (ch) await ch.close().catch(() => {});
+}
+
+/** What deciding and settling a delivery needs, from the options and the consumer's own parts. */
+function deliveryDeps<Tx extends SqlTx>(
+  opts: ConsumerOptions<Tx>,
+  own: {
+    schedule: readonly RetryTier[];
+    log: Logger;
+    counts: ConsumerHealth["counts"];
+    ackMode: AckMode;
+    publisher: ConfirmPublisher;
+    ledger: (ch: Channel) => AckLedger;
+  },
+): DeliveryDeps<Tx> {
+  const report = (o: Outcome) => {
+    own.counts[o.kind] += 1;
+    markOutcome(o); // on the delivery's span: report runs within it
+    try {
+      opts.onOutcome?.(o);
+    } catch {}
+  };
+  const { queue, consumerName } = opts;
+  const settle = createSettle({
+    queue,
+    consumerName,
+    ackMode: own.ackMode,
+    publisher: own.publisher,
+    report,
+    ledger: own.ledger,
+  });
+  return {
+    queue,
+    consumerName,
+    handlers: opts.handlers,
+    transaction: opts.transaction,
+    dedupCache: opts.dedupCache,
+    dedupKey: opts.dedupKey ?? ((ev) => ev.envelope.messageId),
+    inbox: opts.inbox ?? sqlInbox,
+    schedule: own.schedule,
+    isTransient: opts.isTransient ?? ((e: unknown) => !(e instanceof PoisonMessageError)),
+    settle: (opts.settle ?? ((s) => s))(settle),
+    log: own.log,
+    report,
+  };
 }
 
 export async function startConsumer<Tx extends SqlTx>(opts: ConsumerOptions<Tx>): Promise<Consumer> {
@@ -103,36 +122,21 @@ export async function startConsumer<Tx extends SqlTx>(opts: ConsumerOptions<Tx>)
     log,
   });
   const counts = newCounts();
-  const report = (o: Outcome) => {
-    counts[o.kind] += 1;
-    markOutcome(o); // on the delivery's span: report runs within it
-    try {
-      opts.onOutcome?.(o);
-    } catch {}
-  };
   const ackMode = opts.ackMode ?? "manual";
-  const deliver = createDelivery({
-    queue: opts.queue,
-    consumerName: opts.consumerName,
-    handlers: opts.handlers,
-    transaction: opts.transaction,
-    dedupCache: opts.dedupCache,
-    dedupKey: opts.dedupKey ?? ((ev) => ev.envelope.messageId),
-    inbox: opts.inbox ?? sqlInbox,
-    schedule,
-    isTransient: opts.isTransient ?? ((e: unknown) => !(e instanceof PoisonMessageError)),
-    settle: (opts.settle ?? ((own) => own))(
-      createSettle({ queue: opts.queue, consumerName: opts.consumerName, ackMode, publisher, report }),
-    ),
-    log,
-    report,
+  const ledger = ackLedgers((e) => log.warn({ error: e.message }, "consumer.ack_lost"));
+  const deps = deliveryDeps(opts, { schedule, log, counts, ackMode, publisher, ledger });
+  const work = createIntake({
+    batchSize: opts.batchSize ?? 50,
+    concurrency: opts.concurrency ?? 1,
+    deliver: createDelivery(deps),
+    deliverBatch: createBatchDelivery(deps, opts.batchStats),
   });
-  const work = inFlightTracker();
   let lastDeliveryAt: number | undefined;
   let stopping = false;
   const onMessage = (ch: Channel, msg: ConsumeMessage) => {
     lastDeliveryAt = Date.now();
-    void work.run(() => deliver(ch, msg));
+    if (ackMode === "manual") ledger(ch).delivered(msg);
+    work.push(ch, msg);
   };
   const subLog = log.child({ queue: opts.queue });
   const sub = await keepSubscription({

@@ -5,7 +5,7 @@ import { type EventType, HEADERS } from "@orderflow/contracts";
 import { isDataError, type RunTransaction, type SqlTx } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import type { Channel, ConsumeMessage } from "amqplib";
-import { inConsumerSpan } from "./consumer-span.ts";
+import { openConsumerSpan } from "./consumer-span.ts";
 import type { Handler, HandlerResult, Handlers, Outcome } from "./consumer-types.ts";
 import type { DedupCache } from "./dedup-cache.ts";
 import { type InboundEvent, readInbound } from "./inbound.ts";
@@ -133,16 +133,32 @@ function misrouted(msg: ConsumeMessage, type: string, queue: string): string | u
   return `type ${type} arrived through exchange "${exchange}" with routing key "${routingKey}"`;
 }
 
-async function decide<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, d: Delivery): Promise<void> {
+/** A delivery that passed the checks: what the transaction applies. */
+export interface Prepared<Tx extends SqlTx> {
+  d: Delivery;
+  ev: InboundEvent;
+  key: string;
+  handler: Handler<EventType, Tx>;
+}
+
+/**
+ * The checks before any transaction: contract, handler, route, then the Redis early skip. Returns what to
+ * apply, or undefined when the delivery was settled here (parked, or skipped as a confirmed duplicate).
+ */
+export async function prepare<Tx extends SqlTx>(
+  deps: DeliveryDeps<Tx>,
+  d: Delivery,
+): Promise<Prepared<Tx> | undefined> {
   const { settle, report } = deps;
   const inbound = readInbound(d.msg);
-  if (!inbound.ok) return settle.park(d, inbound.reason, inbound.detail);
+  if (!inbound.ok) return void (await settle.park(d, inbound.reason, inbound.detail));
   const ev = inbound.event;
   const id = ev.envelope.messageId;
   const handler = deps.handlers[ev.type] as Handler<EventType, Tx> | undefined;
-  if (!handler) return settle.park(d, "no-handler", `${deps.consumerName} has no handler for ${ev.type}`);
+  if (!handler)
+    return void (await settle.park(d, "no-handler", `${deps.consumerName} has no handler for ${ev.type}`));
   const route = misrouted(d.msg, ev.type, deps.queue);
-  if (route) return settle.park(d, "misrouted", route);
+  if (route) return void (await settle.park(d, "misrouted", route));
   const key = deps.dedupKey(ev);
   if (deps.dedupCache && (await deps.dedupCache.isKnown(deps.consumerName, key))) {
     // Redis only hints; the inbox decides whether a message may be dropped as applied.
@@ -151,41 +167,75 @@ async function decide<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, d: Delivery): Pr
       const kind =
         duplicateKind(d, ev, prior.contentHash) === "duplicate" ? "duplicate-cache" : "duplicate-conflict";
       report({ kind, messageId: id, type: ev.type });
-      return settle.ack(d);
+      settle.ack(d);
+      return undefined;
     }
     if (prior === "absent") {
       d.log.warn({ key }, "consumer.dedup_cache_hit_not_in_inbox");
       report({ kind: "cache-unconfirmed", messageId: id, type: ev.type });
     }
   }
-  const applied = await applyOnce(deps, ev, key, handler);
-  if (!applied.ok) return onFailure(deps, d, ev, applied);
-  // Committed: now (and only now) the message may go.
-  if (deps.dedupCache) await deps.dedupCache.remember(deps.consumerName, key);
+  return { d, ev, key, handler };
+}
+
+/** After the commit (and only then) the message may go: report it and ack it (remembered in Redis first). */
+export function reportApplied<Tx extends SqlTx>(
+  deps: DeliveryDeps<Tx>,
+  p: Prepared<Tx>,
+  applied: Extract<Applied, { ok: true }>,
+): void {
   const kind = applied.dup
-    ? duplicateKind(d, ev, applied.appliedHash)
+    ? duplicateKind(p.d, p.ev, applied.appliedHash)
     : applied.result && "rejected" in applied.result
       ? "rejected"
       : "done";
-  report({ kind, messageId: id, type: ev.type });
-  settle.ack(d);
+  deps.report({ kind, messageId: p.ev.envelope.messageId, type: p.ev.type });
+  deps.settle.ack(p.d);
 }
 
-/** Returns deliver(ch, msg): settles one delivery (ack, or nack with requeue when it cannot be moved). */
+/** One message, one transaction: applied and acked, or sent to its retry tier or the parking lot. */
+export async function applyAlone<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, p: Prepared<Tx>): Promise<void> {
+  const applied = await applyOnce(deps, p.ev, p.key, p.handler);
+  if (!applied.ok) return onFailure(deps, p.d, p.ev, applied);
+  if (deps.dedupCache) await deps.dedupCache.remember(deps.consumerName, p.key);
+  reportApplied(deps, p, applied);
+}
+
+export type { Applied };
+
+/** A delivery and its logger (every line about it carries messageId, correlationId, eventType, queue). */
+export const toDelivery = (
+  deps: { log: Logger; queue: string },
+  ch: Channel,
+  msg: ConsumeMessage,
+): Delivery => ({
+  ch,
+  msg,
+  log: deliveryLog(deps.log, deps.queue, msg),
+});
+
+/** A bug here, not in a handler: keep consuming; the broker will redeliver. */
+export function onUnexpected<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, d: Delivery, e: unknown): void {
+  d.log.error({ error: (e as Error).message }, "consumer.unexpected_failure");
+  deps.settle.requeue(d, (e as Error).message); // a reject: counts toward x-delivery-limit (see settle.ts)
+}
+
+/** Returns deliver(ch, msg): settles one delivery in its own transaction. */
 export function createDelivery<Tx extends SqlTx>(
   deps: DeliveryDeps<Tx>,
 ): (ch: Channel, msg: ConsumeMessage) => Promise<void> {
   return async (ch, msg) => {
-    const d: Delivery = { ch, msg, log: deliveryLog(deps.log, deps.queue, msg) };
+    const d = toDelivery(deps, ch, msg);
+    const span = openConsumerSpan(deps.queue, msg);
     try {
-      await inConsumerSpan(deps.queue, msg, () => decide(deps, d));
+      await span.run(async () => {
+        const p = await prepare(deps, d);
+        if (p) await applyAlone(deps, p);
+      });
     } catch (e) {
-      // Unexpected (a bug here, not in a handler): keep consuming; the broker will redeliver.
-      d.log.error({ error: (e as Error).message }, "consumer.unexpected_failure");
-      deps.report({ kind: "requeued", messageId: msg.properties.messageId, error: (e as Error).message });
-      try {
-        d.ch.reject(msg, true); // counts toward x-delivery-limit on every version (see settle.ts)
-      } catch {}
+      span.run(() => onUnexpected(deps, d, e));
+    } finally {
+      span.end();
     }
   };
 }

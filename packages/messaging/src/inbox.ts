@@ -19,6 +19,17 @@ export interface Inbox {
    * hint before a message is dropped, and tells a redelivery from another message under the same id.
    */
   recorded(tx: SqlTx, consumer: string, key: string): Promise<{ contentHash: string | null } | undefined>;
+  /**
+   * claim() for a batch in one statement: the keys this transaction claimed. Optional: without it a batch
+   * claims key by key.
+   */
+  claimMany?(tx: SqlTx, consumer: string, entries: readonly InboxEntry[]): Promise<Set<string>>;
+}
+
+export interface InboxEntry {
+  key: string;
+  messageType: string;
+  contentHash?: string;
 }
 
 /**
@@ -44,6 +55,28 @@ export async function claimInbox(
   return inserted === 1;
 }
 
+/**
+ * claimInbox for a batch, as one INSERT: the keys inserted now. Rows go in key order, so two batches
+ * claiming overlapping keys wait for each other instead of deadlocking.
+ */
+export async function claimInboxMany(
+  tx: SqlTx,
+  consumer: string,
+  entries: readonly InboxEntry[],
+): Promise<Set<string>> {
+  const sorted = [...entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const rows = await tx.$queryRawUnsafe<{ message_id: string }[]>(
+    `INSERT INTO inbox (consumer, message_id, message_type, content_hash)
+     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])
+     ON CONFLICT DO NOTHING RETURNING message_id`,
+    consumer,
+    sorted.map((e) => e.key),
+    sorted.map((e) => e.messageType),
+    sorted.map((e) => e.contentHash ?? null),
+  );
+  return new Set(rows.map((r) => r.message_id));
+}
+
 /** The inbox row of (consumer, messageId), if any. A plain read: it never waits on a claim in flight. */
 export async function inboxRecord(
   tx: SqlTx,
@@ -59,7 +92,7 @@ export async function inboxRecord(
 }
 
 /** The consumer's default inbox: the `inbox` table of INBOX_MIGRATIONS_DIR, in the service's database. */
-export const sqlInbox: Inbox = { claim: claimInbox, recorded: inboxRecord };
+export const sqlInbox: Inbox = { claim: claimInbox, recorded: inboxRecord, claimMany: claimInboxMany };
 
 /** Deletes inbox rows older than retentionMs, batchSize rows per transaction; returns how many. */
 export async function cleanupInbox<Tx extends SqlTx>(

@@ -24,7 +24,7 @@ export {
 export { createRedisDedupCache, type DedupCache, type RedisDedupOptions } from "./dedup-cache.ts";
 export { MessagingError, type MessagingErrorCode, PoisonMessageError, TransientError } from "./errors.ts";
 export { ATTEMPT_HEADER, type InboundEvent, type ParkReason, readInbound } from "./inbound.ts";
-export { claimInbox, cleanupInbox, type Inbox, sqlInbox } from "./inbox.ts";
+export { claimInbox, claimInboxMany, cleanupInbox, type Inbox, type InboxEntry, sqlInbox } from "./inbox.ts";
 export { publishEvent } from "./publish-event.ts";
 export type {
   ConfirmPublisher,

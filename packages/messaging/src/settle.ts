@@ -3,6 +3,8 @@
 
 export type { Delivery, RetryPlan, Settle } from "./consumer-types.ts";
 
+import type { Channel } from "amqplib";
+import type { AckLedger } from "./ack-ledger.ts";
 import type { AckMode, Delivery, Outcome, Settle } from "./consumer-types.ts";
 import type { ConfirmPublisher } from "./publisher-types.ts";
 import { parkTo, retryTo } from "./republish.ts";
@@ -14,18 +16,15 @@ export interface SettleDeps {
   /** Confirm publisher for retries and parking. */
   publisher: ConfirmPublisher;
   report: (o: Outcome) => void;
+  /** The channel's ack ledger (acks go out with `multiple` once every earlier delivery is settled). */
+  ledger: (ch: Channel) => AckLedger;
 }
 
 export function createSettle(deps: SettleDeps): Settle {
   const auto = deps.ackMode === "auto";
   const ack = (d: Delivery): void => {
     if (auto) return; // the broker already forgot it when it sent it
-    try {
-      d.ch.ack(d.msg);
-    } catch (e) {
-      // The channel died after commit: the broker redelivers and the inbox turns it into a no-op.
-      d.log.warn({ error: (e as Error).message }, "consumer.ack_lost");
-    }
+    deps.ledger(d.ch).ack(d.msg);
   };
   const requeue = (d: Delivery, error: string): void => {
     deps.report({ kind: "requeued", messageId: d.msg.properties.messageId, error });
@@ -35,6 +34,7 @@ export function createSettle(deps: SettleDeps): Settle {
       // #15387), and the limit is what parks a message that keeps failing. On 3.10 both count.
       d.ch.reject(d.msg, true);
     } catch {}
+    deps.ledger(d.ch).settledElsewhere(d.msg);
   };
   return {
     ack,

@@ -31,6 +31,10 @@ export interface CommonEnv {
   logLevel: LogLevel;
   inboxRetentionMs: number;
   relayMaxBackoffMs: number;
+  /** Most messages one consumer transaction applies (1 = one message per transaction). */
+  consumerBatchSize: number;
+  /** Consumer transactions running at once. */
+  consumerConcurrency: number;
   /** The standard OTEL_* variables: tracing is on when an OTLP endpoint is set. */
   telemetry: TelemetryEnv;
 }
@@ -46,6 +50,12 @@ function commonSchema(prefix: string, defaultPort: number) {
     logLevel: logLevel("LOG_LEVEL"),
     inboxRetentionMs: int("INBOX_RETENTION_MS", { min: 0 }).default(7 * 24 * 3_600_000),
     relayMaxBackoffMs: int("OUTBOX_MAX_BACKOFF_MS", { min: 0 }).default(2 * 3_600_000),
+    // One batch of up to 50 at a time: while it commits, the other half of the prefetch (100) fills the
+    // next one. One at a time also means two batches of one service never lock the same rows in
+    // opposite orders (a deadlock PostgreSQL would break only after deadlock_timeout).
+    consumerBatchSize: int("CONSUMER_BATCH_SIZE", { min: 1, max: 1_000 }).default(50),
+    // With CONSUMER_BATCH_SIZE=1 (one message per transaction, the design before batching) use 4.
+    consumerConcurrency: int("CONSUMER_CONCURRENCY", { min: 1, max: 64 }).default(1),
   };
 }
 

@@ -29,8 +29,8 @@ export type Step<T extends EventType, Tx> = (
 export type Subscriptions<Tx> = { [T in EventType]?: Step<T, Tx> };
 
 export interface ServiceParts<Tx extends SqlTx> {
-  /** How an event leaves a transaction. Default: an outbox row, published after the commit. */
-  enqueue?: (tx: Tx, event: OutboxEvent) => Promise<string>;
+  /** How an event leaves a transaction (the HTTP path's or the consumer's). Default: an outbox row, published after the commit. */
+  enqueue?: (tx: SqlTx, event: OutboxEvent) => Promise<string>;
   /** How relays claim outbox rows. Default: the leased claim (SKIP LOCKED, lease, compare-and-set). */
   claim?: ClaimStrategy;
   /** The fast path's publisher. Default: the confirm publisher (sent = confirmed by the broker). */
@@ -47,6 +47,6 @@ export interface ServiceParts<Tx extends SqlTx> {
   settle?: (own: Settle) => Settle;
   /** The early skip before the transaction. Default: Redis when REDIS_URL is set. */
   dedupCache?: (redisUrl: string | undefined) => DedupCache | undefined;
-  /** Steps replacing the service's own, by event type. */
-  steps?: Subscriptions<Tx>;
+  /** Steps replacing the service's own, by event type (they run in the consumer's transaction). */
+  steps?: Subscriptions<SqlTx>;
 }

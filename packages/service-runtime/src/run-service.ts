@@ -9,6 +9,7 @@ import { createBaseApp } from "@orderflow/http";
 import { createLogger, type Logger } from "@orderflow/logging";
 import { startTracing } from "@orderflow/telemetry";
 import type { FastifyInstance } from "fastify";
+import { consumerDatabase } from "./consumer-database.ts";
 import { checkBroker, checkDatabase } from "./dependencies.ts";
 import type { CommonEnv } from "./env-parse.ts";
 import { migrateService } from "./migrations.ts";
@@ -24,7 +25,8 @@ export interface ServiceDefinition<Db, Tx extends SqlTx> {
   migrationsDir: string;
   /** The work queue, the steps bound to it, and the event types this service publishes. */
   queue: string;
-  subscriptions: Subscriptions<Tx>;
+  /** Run in the consumer's transaction (plain SQL, see consumer-database.ts). */
+  subscriptions: Subscriptions<SqlTx>;
   publishes: readonly EventType[];
   createDb: (url: string) => Db;
   transaction: (db: Db) => RunTransaction<Tx>;
@@ -50,7 +52,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
   if (migrated.applied.length > 0) log.info({ names: migrated.applied }, "migrations.applied");
 
   const db = def.createDb(env.databaseUrl);
-  const consumerDb = def.createDb(env.databaseUrl);
+  const consumerDb = consumerDatabase(env.databaseUrl, log);
   const runtime = await startServiceRuntime<Tx>({
     service: def.service,
     databaseUrl: env.databaseUrl,
@@ -59,7 +61,9 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
     queue: def.queue,
     subscriptions: def.subscriptions,
     transaction: def.transaction(db),
-    consumerTransaction: def.transaction(consumerDb),
+    consumerTransaction: consumerDb.transaction,
+    consumerBatchSize: env.consumerBatchSize,
+    consumerConcurrency: env.consumerConcurrency,
     log,
     inboxRetentionMs: env.inboxRetentionMs,
     relayMaxBackoffMs: env.relayMaxBackoffMs,
@@ -85,7 +89,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
       jobs?.stop();
       await runtime.shutdown();
       await def.disconnect(db);
-      await def.disconnect(consumerDb);
+      await shutdownStep(log, "consumer_pool.close", () => consumerDb.close());
       // Last: the spans of what was drained above are exported before the process exits.
       await shutdownStep(log, "tracing.shutdown", () => tracing.shutdown());
     },

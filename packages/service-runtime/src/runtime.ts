@@ -7,6 +7,7 @@ import type { Consumer } from "@orderflow/messaging";
 import { enqueue, type Relay, type RelayConfig, withOutbox } from "@orderflow/outbox";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { startInProcessRelay } from "./in-process-relay.ts";
+import { bufferedOutbox } from "./outbox-buffer.ts";
 import type { Enqueue, ServiceParts, Subscriptions } from "./parts.ts";
 import { startServiceConsumer } from "./service-consumer.ts";
 import { bindSteps } from "./steps.ts";
@@ -18,13 +19,18 @@ export interface RuntimeOptions<Tx extends SqlTx> {
   redisUrl: string | undefined;
   /** This service's work queue and the steps for the event types bound to it. */
   queue: string;
-  subscriptions: Subscriptions<Tx>;
+  subscriptions: Subscriptions<SqlTx>;
   /** The service's way to open a transaction, e.g. `(fn) => prisma.$transaction(fn)` (the HTTP path). */
   transaction: RunTransaction<Tx>;
-  /** The consumer's, on a pool of its own so a burst of deliveries cannot starve the HTTP path. */
-  consumerTransaction: RunTransaction<Tx>;
-  /** How many consumer transactions run at once (the rest wait their turn in process). Default 4. */
+  /**
+   * The consumer's, on a pool of its own so a burst of deliveries cannot starve the HTTP path; plain SQL
+   * (node-postgres), the saga's hot path.
+   */
+  consumerTransaction: RunTransaction<SqlTx>;
+  /** How many consumer transactions run at once (the rest wait their turn in process). Default 1. */
   consumerConcurrency?: number;
+  /** Most messages one consumer transaction applies (1 = one per transaction). Default 50. */
+  consumerBatchSize?: number;
   log: Logger;
   /** Inbox retention; must outlive the redelivery horizon (checked by the consumer at start). */
   inboxRetentionMs: number;
@@ -51,7 +57,7 @@ export async function startServiceRuntime<Tx extends SqlTx>(
   opts: RuntimeOptions<Tx>,
 ): Promise<ServiceRuntime<Tx>> {
   const parts = opts.parts ?? {};
-  const write = parts.enqueue ?? ((tx: Tx, event) => enqueue(tx, event));
+  const write = parts.enqueue ?? ((tx: SqlTx, event) => enqueue(tx, event));
   const metrics = new Registry();
   metrics.setDefaultLabels({ service: opts.service });
   collectDefaultMetrics({ register: metrics });
@@ -63,11 +69,18 @@ export async function startServiceRuntime<Tx extends SqlTx>(
     ...(parts.claim ? { claim: parts.claim } : {}),
     ...(parts.relayPublisher ? { publisher: parts.relayPublisher } : {}),
   });
-  const consuming = await startServiceConsumer<Tx>({
+  // The consumer's outbox rows (a batch's replies) are held until its transaction ends, go in one insert
+  // and take the fast path after the commit; a service composed with another way of writing events
+  // keeps writing them its way, and each commit wakes the sweep instead.
+  const consumerOutbox = parts.enqueue
+    ? { transaction: opts.consumerTransaction, write, onCommitted: () => fastPath.relay.wake() }
+    : bufferedOutbox(opts.consumerTransaction, (ids) => fastPath.relay.afterCommit(ids));
+  const consuming = await startServiceConsumer<SqlTx>({
     ...opts,
-    handlers: bindSteps({ ...opts.subscriptions, ...parts.steps }, write),
-    transaction: opts.consumerTransaction,
-    concurrency: opts.consumerConcurrency ?? 4,
+    handlers: bindSteps({ ...opts.subscriptions, ...parts.steps }, consumerOutbox.write),
+    transaction: consumerOutbox.transaction,
+    concurrency: opts.consumerConcurrency ?? 1,
+    batchSize: opts.consumerBatchSize ?? 50,
     prefetch: opts.prefetch,
     registry: metrics,
     retention: {
@@ -76,7 +89,7 @@ export async function startServiceRuntime<Tx extends SqlTx>(
       reconciliationPeriodMs: opts.reconciliationPeriodMs,
     },
     parts,
-    onCommitted: () => fastPath.relay.wake(),
+    ...("onCommitted" in consumerOutbox ? { onCommitted: consumerOutbox.onCommitted } : {}),
   });
 
   let shuttingDown: Promise<void> | undefined;

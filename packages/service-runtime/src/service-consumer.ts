@@ -13,7 +13,6 @@ import {
   startConsumer,
 } from "@orderflow/messaging";
 import { Counter, Histogram, type Registry } from "prom-client";
-import { limitConcurrency } from "./limit.ts";
 import type { ServiceParts } from "./parts.ts";
 import { shutdownStep } from "./shutdown.ts";
 
@@ -26,13 +25,18 @@ export interface ServiceConsumerOptions<Tx extends SqlTx> {
   transaction: RunTransaction<Tx>;
   /** How many consumer transactions run at once; the rest wait their turn in process. */
   concurrency: number;
+  /** Most messages one transaction applies. */
+  batchSize: number;
   prefetch: number | undefined;
   log: Logger;
   registry: Registry;
   retention: { retentionMs: number; relayMaxBackoffMs: number; reconciliationPeriodMs: number };
   parts: ServiceParts<Tx>;
-  /** Called after a delivery's transaction committed with effects (its replies are in the outbox). */
-  onCommitted: () => void;
+  /**
+   * Called after a delivery's transaction committed with effects (its replies are in the outbox), when
+   * the transaction itself does not hand them to the fast path.
+   */
+  onCommitted?: () => void;
 }
 
 /**
@@ -88,10 +92,12 @@ export async function startServiceConsumer<Tx extends SqlTx>(opts: ServiceConsum
     registers: [opts.registry],
   });
   const handling = handlingTimer<Tx>(opts.queue, opts.registry);
-  // The broker delivers up to `prefetch` messages at once; running that many transactions at once would
-  // only queue them inside the pool, where they time out and starve the HTTP path.
-  const slot = limitConcurrency(opts.concurrency);
-  const transaction: RunTransaction<Tx> = (fn) => slot(() => opts.transaction(fn));
+  const splits = new Counter({
+    name: "consumer_batch_splits_total",
+    help: "Consumer batches that failed as a whole and were applied message by message",
+    labelNames: ["queue"],
+    registers: [opts.registry],
+  });
   await connection.ready(30_000);
   const { dedupKey, inbox, ackMode, settle } = opts.parts;
   const consumer = await startConsumer<Tx>({
@@ -99,7 +105,10 @@ export async function startServiceConsumer<Tx extends SqlTx>(opts: ServiceConsum
     queue: opts.queue,
     consumerName: opts.service,
     handlers: handling.wrap(opts.handlers),
-    transaction,
+    transaction: opts.transaction,
+    batchSize: opts.batchSize,
+    concurrency: opts.concurrency,
+    batchStats: { onSplit: () => splits.inc({ queue: opts.queue }) },
     retention: opts.retention,
     log,
     ...(dedupCache ? { dedupCache } : {}),
@@ -113,7 +122,7 @@ export async function startServiceConsumer<Tx extends SqlTx>(opts: ServiceConsum
       handling.outcome(o);
       // The step's replies were enqueued in the transaction that has just committed: wake the relay so
       // they leave at once instead of at the next sweep (pnpm bench measured 0.5-1 s per saga hop without).
-      if (o.kind === "done" || o.kind === "rejected") opts.onCommitted();
+      if (o.kind === "done" || o.kind === "rejected") opts.onCommitted?.();
     },
   });
   return {

@@ -3,14 +3,15 @@
 // consumes (queue inventory.order-events)       step              publishes (outbox)
 //   order.created                               reserve-stock     inventory.reserved | inventory.rejected
 //   order.cancelled                             release-stock     inventory.released
+
+import type { SqlTx } from "@orderflow/db";
 import type { Subscriptions } from "@orderflow/service-runtime";
-import type { Tx } from "./db.ts";
 import { releaseStock } from "./steps/release-stock.ts";
 import { reserveStock } from "./steps/reserve-stock.ts";
 
 export const QUEUE = "inventory.order-events";
 
-export const SUBSCRIPTIONS: Subscriptions<Tx> = {
+export const SUBSCRIPTIONS: Subscriptions<SqlTx> = {
   "order.created": reserveStock,
   "order.cancelled": releaseStock,
 };

@@ -8,8 +8,9 @@
 //                                                    points.reversed                     record-cancel-ack
 // order.created comes from POST /orders (orders/create-order.ts), order.cancelled also from
 // POST /orders/:id/cancel (orders/cancel-order.ts).
+
+import type { SqlTx } from "@orderflow/db";
 import type { Subscriptions } from "@orderflow/service-runtime";
-import type { Tx } from "./db.ts";
 import type { FinalLatency } from "./final-latency.ts";
 import { cancelRejectedOrder } from "./steps/cancel-rejected-order.ts";
 import { confirmOrder } from "./steps/confirm-order.ts";
@@ -19,7 +20,7 @@ import { recordPoints } from "./steps/record-points.ts";
 export const QUEUE = "order.saga-replies";
 
 /** The steps; the two that end an order's wait report it to `final` (order_final_seconds). */
-export const orderSubscriptions = (final: FinalLatency): Subscriptions<Tx> => ({
+export const orderSubscriptions = (final: FinalLatency): Subscriptions<SqlTx> => ({
   "inventory.reserved": confirmOrder(final),
   "inventory.rejected": cancelRejectedOrder(final),
   "points.granted": recordPoints,

@@ -6,14 +6,15 @@
 //
 // The rule (1 point per whole currency unit of the total) lives in @orderflow/contracts (pointsFor):
 // the order service's invariant check and the fault lab's audit apply it too.
+
+import type { SqlTx } from "@orderflow/db";
 import type { Subscriptions } from "@orderflow/service-runtime";
-import type { Tx } from "./db.ts";
 import { grantPoints } from "./steps/grant-points.ts";
 import { reversePoints } from "./steps/reverse-points.ts";
 
 export const QUEUE = "points.order-events";
 
-export const SUBSCRIPTIONS: Subscriptions<Tx> = {
+export const SUBSCRIPTIONS: Subscriptions<SqlTx> = {
   "order.confirmed": grantPoints,
   "order.cancelled": reversePoints,
 };

@@ -15,6 +15,7 @@ export const nodeLabel = (node: string) => ({ node: node.split("@")[0] as string
 /** Stops all three nodes `afterMs` into the run for `outageMs`, then starts them (waiting for the queues). */
 export async function brokerDown(ctx: FaultContext, afterMs: number, outageMs: number): Promise<void> {
   await ctx.sleep(afterMs);
+  await ctx.measureInFlight("stop the whole broker");
   ctx.mark("fault injected: broker stopped");
   await stopWholeBroker(ctx.stack);
   ctx.mark("all broker nodes stopped");

@@ -35,6 +35,7 @@ export async function killLoop(
     const target = step.target ?? "";
     while (Date.now() < until) {
       try {
+        await ctx.measureInFlight(`kill -9 ${target}`);
         await killApplication(target, ctx.stack);
         kills++;
       } catch (e) {

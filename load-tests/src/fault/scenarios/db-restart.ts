@@ -15,6 +15,7 @@ export const dbRestart: Scenario = {
   ...scenarioNumbers(def),
   fault: async (ctx) => {
     await ctx.sleep(timeScale(def, ctx.durationMs)(restart?.atS ?? 0));
+    await ctx.measureInFlight("restart postgres");
     ctx.mark("fault injected: postgres restarting");
     await restartPostgresServer(ctx.stack);
     ctx.mark("fault healed: postgres up");

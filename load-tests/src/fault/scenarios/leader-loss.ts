@@ -1,7 +1,7 @@
 // kill -9 of the broker node leading inventory's work queue, restarted later: the quorum queue elects
 // a new leader from the two followers, publishers and consumers reconnect to the surviving nodes.
 // Numbers: scenarios/leader-loss.json.
-import { killBrokerNode, startBrokerNode } from "@orderflow/infra";
+import { killBrokerNode, resolveNode, startBrokerNode } from "@orderflow/infra";
 import { heldStep, loadDefinition, scenarioNumbers, timeScale } from "../definitions.ts";
 import { expectNoDamage } from "../expectations.ts";
 import type { Scenario } from "../scenario.ts";
@@ -20,7 +20,10 @@ export const leaderLoss: Scenario = {
   fault: async (ctx) => {
     const at = timeScale(def, ctx.durationMs);
     await ctx.sleep(at(kill.atS));
-    const ev = await killBrokerNode(kill.target ?? "", ctx.stack);
+    // The leader first (a CLI call of a second or two), so what is in flight is measured at the kill.
+    const leader = await resolveNode(ctx.stack, kill.target ?? "");
+    await ctx.measureInFlight(`kill -9 ${leader}`);
+    const ev = await killBrokerNode(leader, ctx.stack);
     const node = String(ev.detail?.node);
     ctx.facts.killedNode = node;
     ctx.mark("fault injected: kill -9 leader", { node });

@@ -34,6 +34,7 @@ export async function blackholeFor(
   what: string,
   mode: BlackholeMode = "drop",
 ): Promise<number> {
+  await ctx.measureInFlight(`blackhole ${what}`);
   for (const p of proxiesOf(ctx.facts)) p.blackhole(mode);
   ctx.mark(`fault injected: ${what} blackholed`);
   await ctx.sleep(ms);

@@ -132,6 +132,7 @@ export const OPERATIONS_PITFALLS: Pitfall[] = [
     fault: async (ctx: FaultContext) => {
       // Loaded once this run's relays run (the previous scenario's archiver could take it otherwise).
       await loadHistory(ctx.stack);
+      await ctx.measureInFlight("history loaded into the order outbox");
       ctx.mark(`fault injected: ${HISTORY_ROWS} done rows of history in the order outbox`);
       await ctx.sleep(ctx.durationMs * 0.9);
       ctx.facts.history = await measureHistory(ctx.stack);

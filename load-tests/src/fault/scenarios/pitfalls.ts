@@ -21,10 +21,12 @@ async function killWithBacklog(ctx: FaultContext): Promise<void> {
   await ctx.sleep(ctx.durationMs * 0.15);
   ctx.mark("fault injected: consumers killed while holding a backlog");
   for (const target of ["inventory", "points"]) {
+    await ctx.measureInFlight(`stop ${target}`);
     await stopApplication(target, ctx.stack);
     await new Promise((r) => setTimeout(r, 6_000));
     await startApplication(target, ctx.stack);
     await new Promise((r) => setTimeout(r, 500));
+    await ctx.measureInFlight(`kill -9 ${target}`);
     await killApplication(target, ctx.stack);
   }
   ctx.mark("fault healed: consumers restart");
@@ -119,6 +121,7 @@ const FIRST_PITFALLS: Pitfall[] = [
     predicts: "stock reserved twice or points granted twice for some orders.",
     fault: async (ctx) => {
       await ctx.sleep(ctx.durationMs * 0.5);
+      await ctx.measureInFlight("send 30 published order.created again");
       ctx.mark("fault injected: 30 published order.created sent again");
       ctx.facts.republished = await republishSentOrders(ctx.stack, 30);
       ctx.mark("fault healed: (nothing to heal)");

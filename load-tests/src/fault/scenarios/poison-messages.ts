@@ -10,6 +10,7 @@ import type { FaultContext, Scenario } from "../scenario.ts";
 /** The fault script: `atMs` into the load (30% by default), the poison into both work queues (facts.poisonPublished). */
 export async function injectPoison(ctx: FaultContext, atMs = ctx.durationMs * 0.3): Promise<void> {
   await ctx.sleep(atMs);
+  await ctx.measureInFlight("publish poison");
   ctx.mark("fault injected: poison published");
   ctx.facts.poisonPublished = await publishPoison(ctx.stack, `poison-${Date.now().toString(36)}`);
   ctx.mark("fault healed: (nothing to heal)");

@@ -15,6 +15,7 @@ export const redisOutage: Scenario = {
   fault: async (ctx) => {
     const at = timeScale(def, ctx.durationMs);
     await ctx.sleep(at(outage.atS));
+    await ctx.measureInFlight("stop redis");
     await stopRedisServer(ctx.stack);
     ctx.mark("fault injected: redis stopped");
     await ctx.sleep(at(outage.untilS) - at(outage.atS));

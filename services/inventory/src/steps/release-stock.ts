@@ -1,34 +1,57 @@
 // order.cancelled -> give back what was reserved, and answer inventory.released. It answers also when
 // nothing was reserved: that reply is the acknowledgement the order service waits for.
-import { replyTo, type Step } from "@orderflow/service-runtime";
-import type { Tx } from "../db.ts";
 
-export const releaseStock: Step<"order.cancelled", Tx> = async (event, { tx, enqueue }) => {
+import type { SqlTx } from "@orderflow/db";
+import { replyTo, type Step } from "@orderflow/service-runtime";
+
+type Lines = { sku: string; quantity: number }[];
+
+/**
+ * The order's reservation, locked; when it holds stock, its stock rows are locked too, in SKU order like
+ * every reservation takes them (a multi-row UPDATE would lock them in whatever order its join runs, and
+ * could deadlock with a reservation of the same SKUs).
+ */
+async function lockReservation(tx: SqlTx, orderId: string) {
+  const rows = await tx.$queryRaw<{ status: string; lines: Lines; locked: number }[]>`
+    WITH r AS MATERIALIZED (
+      SELECT status, lines FROM reservations WHERE order_id = ${orderId} FOR UPDATE
+    ), s AS MATERIALIZED (
+      SELECT sku FROM stock
+       WHERE sku IN (SELECT l.sku FROM r, jsonb_to_recordset(r.lines) AS l(sku text)
+                      WHERE r.status = 'RESERVED')
+       ORDER BY sku FOR UPDATE
+    )
+    SELECT r.status, r.lines, (SELECT count(*) FROM s)::int AS locked FROM r`;
+  return rows[0];
+}
+
+export const releaseStock: Step<"order.cancelled", SqlTx> = async (event, { tx, enqueue }) => {
   const { orderId } = event.payload;
-  const locked = await tx.$queryRawUnsafe<{ status: string; lines: { sku: string; quantity: number }[] }[]>(
-    `SELECT status, lines FROM reservations WHERE order_id = $1 FOR UPDATE`,
-    orderId,
-  );
-  const current = locked[0];
+  const current = await lockReservation(tx, orderId);
   const reply = replyTo(event);
   if (current?.status === "RESERVED") {
-    for (const l of current.lines) {
-      await tx.$executeRawUnsafe(
-        `UPDATE stock SET available = available + $2, reserved = reserved - $2, updated_at = now() WHERE sku = $1`,
-        l.sku,
-        l.quantity,
-      );
-    }
+    const { lines } = current;
+    await tx.$executeRaw`
+      WITH r AS (
+        UPDATE reservations
+           SET status = 'RELEASED', reply_message_id = ${reply.messageId}::uuid, updated_at = now()
+         WHERE order_id = ${orderId}
+      )
+      UPDATE stock
+         SET available = available + l.quantity, reserved = reserved - l.quantity, updated_at = now()
+        FROM unnest(${lines.map((l) => l.sku)}::text[], ${lines.map((l) => l.quantity)}::int[])
+             AS l(sku, quantity)
+       WHERE stock.sku = l.sku`;
+  } else {
+    // RELEASED also when nothing was reserved: a late order.created for this order then reserves nothing.
+    // An order already decided otherwise (REJECTED, RELEASED) keeps its status.
+    await tx.$executeRaw`
+      INSERT INTO reservations (order_id, status, reason, reply_message_id)
+      VALUES (${orderId}, 'RELEASED', ${event.payload.reason}, ${reply.messageId}::uuid)
+      ON CONFLICT (order_id) DO UPDATE
+        SET status = ${current?.status ?? "RELEASED"}, reply_message_id = EXCLUDED.reply_message_id,
+            updated_at = now()`;
   }
-  // RELEASED also when nothing was reserved: a late order.created for this order then reserves nothing.
-  await tx.reservation.upsert({
-    where: { orderId },
-    create: { orderId, status: "RELEASED", reason: event.payload.reason, replyMessageId: reply.messageId },
-    update: {
-      status: current?.status === "RESERVED" ? "RELEASED" : (current?.status ?? "RELEASED"),
-      replyMessageId: reply.messageId,
-    },
-  });
   await enqueue({
     eventType: "inventory.released",
     aggregateType: "reservation",

@@ -1,6 +1,8 @@
 // POST /orders: the order (PENDING) and its order.created event (a full snapshot) commit together.
 // Idempotency-Key: the same key and body return the same order; the same key with another body is a
-// conflict. The key row is inserted in the same transaction, so two racing requests create one order.
+// conflict. The key row is inserted in the same statement as the order, so two racing requests create one
+// order. The hot path is raw SQL through Prisma's transaction (the ORM layer cost 2.2x, issue 11): one
+// statement for key, order, lines and history, then the outbox row; no read-back after the commit.
 import { createHash, randomUUID } from "node:crypto";
 import { HttpProblem } from "@orderflow/http";
 import type { ServiceRuntime } from "@orderflow/service-runtime";
@@ -40,7 +42,75 @@ async function replay(db: Db, key: string, hash: string): Promise<OrderView | un
   return readOrder(db, existing.orderId);
 }
 
-const isUniqueViolation = (e: unknown) => (e as { code?: string }).code === "P2002";
+/**
+ * The key, the order (PENDING), its lines (one multi-row insert) and its first history line, in one
+ * statement. The key goes in first with ON CONFLICT DO NOTHING and every other insert reads from it: a key
+ * already committed (or committed by a racing request this insert waited for) writes nothing, and the
+ * request is answered as a replay of that order. Returns whether this request created the order.
+ */
+async function insertOrder(
+  tx: Tx,
+  o: { key: string; hash: string; id: string; body: NewOrder; total: number; messageId: string },
+  correlationId: string,
+  createdAt: Date,
+): Promise<boolean> {
+  const { lines } = o.body;
+  const rows = await tx.$queryRaw<{ created: number }[]>`
+    WITH k AS (
+      INSERT INTO idempotency_keys (key, request_hash, order_id) VALUES (${o.key}, ${o.hash}, ${o.id}::uuid)
+      ON CONFLICT (key) DO NOTHING
+      RETURNING order_id
+    ), o AS (
+      INSERT INTO orders (id, customer_id, status, total, created_message_id, correlation_id,
+                          created_at, updated_at)
+      SELECT order_id, ${o.body.customerId}::text, 'PENDING', ${o.total}::int, ${o.messageId}::uuid,
+             ${correlationId}::text, ${createdAt}::timestamptz, ${createdAt}::timestamptz
+        FROM k
+      RETURNING id
+    ), l AS (
+      INSERT INTO order_lines (order_id, line_no, sku, quantity, unit_price)
+      SELECT o.id, l.line_no, l.sku, l.quantity, l.unit_price
+        FROM o, unnest(${lines.map((l) => l.sku)}::text[], ${lines.map((l) => l.quantity)}::int[],
+                       ${lines.map((l) => l.unitPrice)}::int[])
+                WITH ORDINALITY AS l(sku, quantity, unit_price, line_no)
+    ), h AS (
+      INSERT INTO order_history (order_id, at, event, detail)
+      SELECT o.id, ${createdAt}::timestamptz, 'order.created',
+             ${JSON.stringify({ messageId: o.messageId })}::jsonb
+        FROM o
+    )
+    SELECT count(*)::int AS created FROM o`;
+  return rows[0]?.created === 1;
+}
+
+/** The new order as readOrder would show it once committed: built from what was written, not read back. */
+function createdView(
+  id: string,
+  body: NewOrder,
+  total: number,
+  messageId: string,
+  createdAt: Date,
+): OrderView {
+  const at = createdAt.toISOString();
+  return {
+    id,
+    customerId: body.customerId,
+    status: "PENDING",
+    lines: body.lines.map((l) => ({ sku: l.sku, quantity: l.quantity, unitPrice: l.unitPrice })),
+    total,
+    pointsGranted: null,
+    cancelReason: null,
+    createdAt: at,
+    updatedAt: at,
+    history: [{ at, event: "order.created", detail: { messageId } }],
+  };
+}
+
+async function replayOf(db: Db, key: string, hash: string): Promise<OrderView> {
+  const winner = await replay(db, key, hash);
+  if (!winner) throw new Error(`Idempotency-Key "${key}" conflicted, yet no order has it`);
+  return winner;
+}
 
 export async function createOrder(
   deps: { db: Db; runtime: Pick<ServiceRuntime<Tx>, "inTransaction"> },
@@ -49,60 +119,39 @@ export async function createOrder(
   ctx: RequestContext,
 ): Promise<{ order: OrderView; replayed: boolean }> {
   const hash = requestHash(body);
-  const earlier = await replay(deps.db, key, hash);
-  if (earlier) return { order: earlier, replayed: true };
-
   const total = body.lines.reduce((sum, l) => sum + l.quantity * l.unitPrice, 0);
-  if (total > MAX_TOTAL)
+  if (total > MAX_TOTAL) {
+    // A key already used answers as it did before (a replay, or a conflict) before the body is judged.
+    const earlier = await replay(deps.db, key, hash);
+    if (earlier) return { order: earlier, replayed: true };
     throw new HttpProblem("VALIDATION_FAILED", `order total ${total} exceeds ${MAX_TOTAL} cents`);
+  }
   const id = randomUUID();
   const createdMessageId = randomUUID();
   const createdAt = new Date();
-  try {
-    await deps.runtime.inTransaction(async (tx, enqueue) => {
-      await tx.idempotencyKey.create({ data: { key, requestHash: hash, orderId: id } });
-      await tx.order.create({
-        data: {
-          id,
-          customerId: body.customerId,
-          status: "PENDING",
-          total,
-          createdMessageId,
-          correlationId: ctx.correlationId,
-          createdAt,
-          lines: { create: body.lines.map((l, i) => ({ lineNo: i + 1, ...l })) },
-          history: {
-            create: { event: "order.created", detail: { messageId: createdMessageId }, at: createdAt },
-          },
-        },
-      });
-      const payload = {
-        orderId: id,
-        customerId: body.customerId,
-        lines: body.lines,
-        total,
-        createdAt: createdAt.toISOString(),
-      };
-      await enqueue({
-        eventType: "order.created",
-        aggregateType: "order",
-        aggregateId: id,
-        messageId: createdMessageId,
-        payload,
-        correlationId: ctx.correlationId,
-        causationId: createdMessageId,
-        ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
-      });
+  const created = await deps.runtime.inTransaction(async (tx, enqueue) => {
+    const order = { key, hash, id, body, total, messageId: createdMessageId };
+    if (!(await insertOrder(tx, order, ctx.correlationId, createdAt))) return false;
+    const payload = {
+      orderId: id,
+      customerId: body.customerId,
+      lines: body.lines,
+      total,
+      createdAt: createdAt.toISOString(),
+    };
+    await enqueue({
+      eventType: "order.created",
+      aggregateType: "order",
+      aggregateId: id,
+      messageId: createdMessageId,
+      payload,
+      correlationId: ctx.correlationId,
+      causationId: createdMessageId,
+      ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
     });
-  } catch (e) {
-    // A concurrent request with the same key committed first: answer as a replay of it.
-    if (isUniqueViolation(e)) {
-      const winner = await replay(deps.db, key, hash);
-      if (winner) return { order: winner, replayed: true };
-    }
-    throw e;
-  }
-  const order = await readOrder(deps.db, id);
-  if (!order) throw new Error(`order ${id} vanished after its commit`);
-  return { order, replayed: false };
+    return true;
+  });
+  // The key was there already (an earlier request, or a concurrent one that committed first).
+  if (!created) return { order: await replayOf(deps.db, key, hash), replayed: true };
+  return { order: createdView(id, body, total, createdMessageId, createdAt), replayed: false };
 }

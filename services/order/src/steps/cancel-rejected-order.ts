@@ -1,41 +1,48 @@
 // inventory.rejected -> a PENDING order becomes CANCELLED with the reason, and order.cancelled tells
 // inventory and points (each acknowledges it, even with nothing to undo).
+import { isUuid } from "@orderflow/contracts";
+import type { SqlTx } from "@orderflow/db";
 import { markDone } from "@orderflow/outbox";
 import { replyTo, type Step } from "@orderflow/service-runtime";
 import { CANCEL_ACKS } from "../cancel-acks.ts";
-import type { Tx } from "../db.ts";
 import type { FinalLatency } from "../final-latency.ts";
-import { lockOrder, recordHistory } from "./order-rows.ts";
+import { historyOf, lockOrder, recordHistory } from "./order-rows.ts";
 
 export const cancelRejectedOrder =
-  (final: FinalLatency): Step<"inventory.rejected", Tx> =>
+  (final: FinalLatency): Step<"inventory.rejected", SqlTx> =>
   async (event, { tx, enqueue }) => {
     const { orderId, reason } = event.payload;
-    const status = await lockOrder(tx, orderId);
+    const next = replyTo(event);
+    // One statement locks the order, cancels it if it is still PENDING (the locked row decides) and
+    // writes both history lines; it returns what order.cancelled needs.
+    const cancelled = isUuid(orderId)
+      ? await tx.$queryRaw<{ customer_id: string; created_at: Date }[]>`
+          WITH o AS (
+            UPDATE orders
+               SET status = 'CANCELLED', cancel_reason = ${reason},
+                   cancelled_message_id = ${next.messageId}::uuid, cancel_acks = ${[...CANCEL_ACKS]}::text[],
+                   updated_at = now()
+             WHERE id = ${orderId}::uuid AND status = 'PENDING'
+            RETURNING id, customer_id, created_at
+          ), h AS (${historyOf(event, [
+            ["inventory.rejected", { reason, sku: event.payload.sku }],
+            ["order.cancelled", { messageId: next.messageId }],
+          ])})
+          SELECT customer_id, created_at FROM o`
+      : [];
     await markDone(tx, event.envelope.causationId);
-    if (status !== "PENDING") {
+    const order = cancelled[0];
+    if (!order) {
+      const status = await lockOrder(tx, orderId);
       if (status) await recordHistory(tx, orderId, "inventory.rejected.ignored", event, { status });
       return;
     }
-    const order = await tx.order.findUniqueOrThrow({ where: { id: orderId } });
-    const next = replyTo(event);
-    await tx.order.update({
-      where: { id: orderId },
-      data: {
-        status: "CANCELLED",
-        cancelReason: reason,
-        cancelledMessageId: next.messageId,
-        cancelAcks: [...CANCEL_ACKS],
-      },
-    });
-    final.reached("CANCELLED", order.createdAt);
-    await recordHistory(tx, orderId, "inventory.rejected", event, { reason, sku: event.payload.sku });
-    await recordHistory(tx, orderId, "order.cancelled", event, { messageId: next.messageId });
+    final.reached("CANCELLED", order.created_at);
     await enqueue({
       eventType: "order.cancelled",
       aggregateType: "order",
       aggregateId: orderId,
-      payload: { orderId, customerId: order.customerId, reason, wasConfirmed: false },
+      payload: { orderId, customerId: order.customer_id, reason, wasConfirmed: false },
       ...next,
     });
   };

@@ -1,0 +1,228 @@
+// What the saga section reports: the two configurations side by side (defaults / one message per
+// transaction) in the table, and the top-level `saga` object of bench.json. Pure: numbers in, rows out.
+import type { AppVariant } from "@orderflow/infra";
+import { ladderText } from "./ladder.ts";
+import type { StepResult } from "./saga-step.ts";
+import { fmt, type TableRow } from "./section.ts";
+import { type Latency, ratio } from "./stats.ts";
+
+// Derived from the code (services/*/src/steps/*.ts, orders/create-order.ts, infra topology), happy path:
+//  messages: order.created -> inventory, inventory.reserved -> order, order.confirmed -> points,
+//            points.granted -> order: 4 publishes with confirms, 4 deliveries with acks;
+//  business transactions: POST /orders, inventory reserve, order confirm, points grant, order records
+//            points: 5 (each consumer one also holds the inbox row; with consumer batches, a consumer's
+//            transaction holds up to CONSUMER_BATCH_SIZE of them);
+//  relay bookkeeping: a lease UPDATE and a mark-sent UPDATE per published message: 8 single statements
+//            (batched across orders under load).
+export const PER_ORDER = { messages: 4, businessTransactions: 5, relayStatements: 8 } as const;
+
+export interface HalfRun {
+  rate: number;
+  seconds: number;
+  step: StepResult;
+  /** The system under test, group -> CPU ms per final order. */
+  cpuMsPerOrder: Record<string, number>;
+  /** Their sum: `cpuMsPerOrder` of bench.json's `saga`. */
+  stackCpuMsPerOrder: number;
+  /** Monitoring, control, supervisor and this process: reported, not in the sum. */
+  besideCpuMsPerOrder: Record<string, number>;
+  cpuSeconds: Record<string, number>;
+  hops: { hop: string; ms: Latency }[];
+}
+
+export interface ConfigResult {
+  key: "baseline" | "defaults";
+  label: string;
+  variant: AppVariant;
+  /** The ladder tried (up to its first step that fell behind). */
+  rates: readonly number[];
+  stepSeconds: number;
+  steps: StepResult[];
+  sustained: number;
+  keptUpAtEveryStep: boolean;
+  /** null when no step kept up. */
+  half: HalfRun | null;
+}
+
+export const LOAD_GENERATOR = "bench (load generator)";
+
+const halfOf = (c: ConfigResult) => ({
+  halfRate: c.half?.rate ?? Number.NaN,
+  cpuMsPerOrder: c.half?.stackCpuMsPerOrder ?? Number.NaN,
+  finalLatencyP50Ms: c.half?.step.finalMs.p50 ?? Number.NaN,
+  finalLatencyP99Ms: c.half?.step.finalMs.p99 ?? Number.NaN,
+  cpuMsPerOrderByProcess: c.half?.cpuMsPerOrder ?? {},
+  notInCpuMsPerOrder: c.half?.besideCpuMsPerOrder ?? {},
+  sustainedIsLowerBound: c.keptUpAtEveryStep,
+  ladder: c.steps.map((s) => ({ rate: s.rate, keptUp: s.keptUp })),
+});
+
+/** bench.json's top-level `saga`: the four goal figures of issue 11 first (NaN, i.e. null, when not measured). */
+export function sagaSummary(baseline: ConfigResult, defaults: ConfigResult) {
+  const { cpuMsPerOrder, finalLatencyP99Ms, ...d } = halfOf(defaults);
+  return {
+    sustainedOrdersPerSecond: defaults.sustained,
+    baselineSustainedOrdersPerSecond: baseline.sustained,
+    cpuMsPerOrder,
+    finalLatencyP99Ms,
+    sustainedRatio: ratio(defaults.sustained, baseline.sustained),
+    ...d,
+    baseline: { variant: baseline.variant, ...halfOf(baseline) },
+  };
+}
+
+type Pair = [defaults: number, baseline: number];
+const pair = (p: Pair, digits = 0, unit = "") => `${fmt(p[0], digits)} / ${fmt(p[1], digits)}${unit}`;
+/** "3.8x", or "n/a" when either side is missing. */
+const times = (r: number) => (Number.isFinite(r) ? `${fmt(r, 1)}x` : "n/a");
+
+/** The table: each row holds "defaults / one message per transaction". */
+export function sagaRows(
+  baseline: ConfigResult,
+  defaults: ConfigResult,
+  halfSeconds: number,
+  machine: Machine,
+): TableRow[] {
+  const both = (f: (c: ConfigResult) => number): Pair => [f(defaults), f(baseline)];
+  const sustained = both((c) => c.sustained);
+  const rates = both((c) => c.half?.rate ?? Number.NaN);
+  const at = `at half the sustained rate (${pair(rates, 0, " orders/s")})`;
+  const rows: TableRow[] = [
+    {
+      measure:
+        `saga sustained orders/s, defaults / one message per transaction (CONSUMER_BATCH_SIZE=1); ladder ` +
+        `${defaults.rates.join(", ")}/s, ${defaults.stepSeconds} s a step; ` +
+        "kept up = every order final within 5 s of the step's scheduled end, none dropped or failed",
+      result: pair(sustained, 0, " orders/s"),
+      spread: `defaults ${ladderText(defaults.steps)}; 1 per tx ${ladderText(baseline.steps)}`,
+      kind: "measured",
+      note: [defaults, baseline]
+        .flatMap((c) => {
+          const name = c.key === "defaults" ? "defaults" : "1 per tx";
+          if (c.keptUpAtEveryStep) return [`${name} kept up at every step: a lower bound`];
+          return c.sustained === 0 ? [`${name} fell behind at the lowest step`] : [];
+        })
+        .join("; "),
+    },
+    {
+      measure: "saga sustained, defaults / one message per transaction",
+      result: times(ratio(sustained[0], sustained[1])),
+      spread: "",
+      kind: "derived",
+      note: "both configurations in the same run, the apps restarted between them",
+    },
+  ];
+  for (const c of [defaults, baseline]) {
+    const h = c.half;
+    rows.push({
+      measure: `order written -> final state, ${c.label}, at ${fmt(h?.rate ?? Number.NaN)} orders/s for ${halfSeconds} s: p50 / p99`,
+      result: `${fmt(h?.step.finalMs.p50 ?? Number.NaN)} ms / ${fmt(h?.step.finalMs.p99 ?? Number.NaN)} ms`,
+      spread: h
+        ? `p90 ${fmt(h.step.finalMs.p90)}, max ${fmt(h.step.finalMs.max)} ms, n=${h.step.final}; POST p99 ${fmt(h.step.httpMs.p99)} ms`
+        : "no step kept up",
+      kind: "measured",
+    });
+  }
+  const stackCpu = both((c) => c.half?.stackCpuMsPerOrder ?? Number.NaN);
+  rows.push({
+    measure: `CPU per order of the stack (services, relays, PostgreSQL, RabbitMQ, Redis) ${at}, defaults / 1 per tx`,
+    result: pair(stackCpu, 1, " ms"),
+    spread: `1 per tx / defaults ${times(ratio(stackCpu[1], stackCpu[0]))}`,
+    kind: "measured",
+    note: "/proc utime+stime of each process tree during the half-rate run / final orders",
+  });
+  rows.push(...cpuRows(baseline, defaults, stackCpu));
+  rows.push(...boundRows(machine, sustained, stackCpu));
+  const hops = defaults.half?.hops ?? baseline.half?.hops ?? [];
+  hops.forEach((h, i) => {
+    const hop = both((c) => c.half?.hops[i]?.ms.p50 ?? Number.NaN);
+    const p99 = both((c) => c.half?.hops[i]?.ms.p99 ?? Number.NaN);
+    rows.push({
+      measure: `latency ${at}, hop: ${h.hop}, defaults / 1 per tx`,
+      result: `p50 ${pair(hop, 0, " ms")}`,
+      spread: `p99 ${pair(p99, 0, " ms")}, n=${fmt(defaults.half?.hops[i]?.ms.n ?? Number.NaN)} / ${fmt(baseline.half?.hops[i]?.ms.n ?? Number.NaN)}`,
+      kind: "measured",
+      note:
+        i === 1
+          ? "delivery hops can be ~0 or negative: the consumer may start before the relay records the confirm"
+          : "",
+    });
+  });
+  return rows;
+}
+
+function cpuRows(baseline: ConfigResult, defaults: ConfigResult, stackCpu: Pair): TableRow[] {
+  const rows: TableRow[] = [];
+  const groups = [
+    ...new Set([
+      ...Object.keys(defaults.half?.cpuMsPerOrder ?? {}),
+      ...Object.keys(baseline.half?.cpuMsPerOrder ?? {}),
+    ]),
+  ];
+  const ms = (c: ConfigResult, k: string) => c.half?.cpuMsPerOrder[k] ?? Number.NaN;
+  const key = (k: string) => (Number.isFinite(ms(defaults, k)) ? ms(defaults, k) : ms(baseline, k));
+  for (const k of groups.sort((a, b) => key(b) - key(a)))
+    rows.push({
+      measure: `CPU per order at half the sustained rate: ${k}, defaults / 1 per tx`,
+      result: pair([ms(defaults, k), ms(baseline, k)], 1, " ms"),
+      spread: `${fmt((ms(defaults, k) / stackCpu[0]) * 100)}% / ${fmt((ms(baseline, k) / stackCpu[1]) * 100)}% of the stack's`,
+      kind: "measured",
+    });
+  const other = (c: ConfigResult, k: string) => c.half?.besideCpuMsPerOrder[k] ?? Number.NaN;
+  rows.push({
+    measure: `CPU per order at half the sustained rate, not in the stack's: ${LOAD_GENERATOR}, defaults / 1 per tx`,
+    result: pair([other(defaults, LOAD_GENERATOR), other(baseline, LOAD_GENERATOR)], 1, " ms"),
+    spread: "",
+    kind: "measured",
+    note: "this process: node:http keep-alive client, bodies built before each step",
+  });
+  const beside = (c: ConfigResult) =>
+    Object.entries(c.half?.besideCpuMsPerOrder ?? {}).filter(([k]) => k !== LOAD_GENERATOR);
+  const sum = (c: ConfigResult) => (c.half ? beside(c).reduce((a, [, v]) => a + v, 0) : Number.NaN);
+  rows.push({
+    measure:
+      "CPU per order at half the sustained rate, not in the stack's: monitoring, control service, supervisor, defaults / 1 per tx",
+    result: pair([sum(defaults), sum(baseline)], 1, " ms"),
+    spread: `defaults: ${beside(defaults)
+      .map(([k, v]) => `${k} ${fmt(v, 1)}`)
+      .join(", ")}`,
+    kind: "measured",
+    note: "Prometheus, Alertmanager, the exporters, the fault lab's control service and the local supervisor (its own process) run beside the system under test",
+  });
+  return rows;
+}
+
+export interface Machine {
+  cores: number;
+  /** The ceilings section's medians, when it ran before. */
+  ceilings?: { brokerMedian?: number; pgMedian?: number };
+}
+
+function boundRows(m: Machine, sustained: Pair, stackCpu: Pair): TableRow[] {
+  const brokerBound = ratio(m.ceilings?.brokerMedian ?? Number.NaN, PER_ORDER.messages);
+  const pgBound = ratio(m.ceilings?.pgMedian ?? Number.NaN, PER_ORDER.businessTransactions);
+  const bound = Math.min(brokerBound, pgBound);
+  const share = (i: 0 | 1) => fmt(ratio(sustained[i] * stackCpu[i], m.cores * 1000) * 100);
+  return [
+    {
+      measure: `per order (from the code): ${PER_ORDER.messages} messages, ${PER_ORDER.businessTransactions} business transactions, ${PER_ORDER.relayStatements} relay statements`,
+      result: `ceiling bound ${fmt(bound)} orders/s`,
+      spread: `broker ${fmt(m.ceilings?.brokerMedian ?? Number.NaN)} msg/s / ${PER_ORDER.messages} = ${fmt(brokerBound)}; PostgreSQL ${fmt(m.ceilings?.pgMedian ?? Number.NaN)} tx/s / ${PER_ORDER.businessTransactions} = ${fmt(pgBound)}`,
+      kind: "derived",
+      note: "each ceiling measured alone (one transaction per message); together they share the same cores",
+    },
+    {
+      measure: "sustained saga as a fraction of the ceiling bound, defaults / 1 per tx",
+      result: `${fmt(ratio(sustained[0], bound) * 100, 1)}% / ${fmt(ratio(sustained[1], bound) * 100, 1)}%`,
+      spread: "",
+      kind: "derived",
+    },
+    {
+      measure: "CPU-bound saga ceiling: cores / the stack's CPU per order, defaults / 1 per tx",
+      result: pair([ratio(m.cores * 1000, stackCpu[0]), ratio(m.cores * 1000, stackCpu[1])], 0, " orders/s"),
+      spread: `${m.cores} cores; sustained is ${share(0)}% / ${share(1)}% of it`,
+      kind: "derived",
+      note: "CPU per order at half the sustained rate includes fixed costs (idle polling) spread over the orders",
+    },
+  ];
+}

@@ -1,0 +1,116 @@
+// Several deliveries, one transaction: what the prefetch holds when a transaction slot frees up is
+// applied together (one inbox insert for the batch, the handlers in delivery order, one commit), then
+// acked together. A failure anywhere in the batch rolls it all back and splits it: each message is then
+// applied alone, in delivery order, so only the failing one goes to its retry tier or the parking lot
+// and the others commit as if they had come one by one. Messages for one order keep their order: a
+// cancel delivered behind its create is applied behind it, in the batch or after the split.
+import type { SqlTx } from "@orderflow/db";
+import type { Channel, ConsumeMessage } from "amqplib";
+import { type ConsumerSpan, openConsumerSpan } from "./consumer-span.ts";
+import type { BatchStats } from "./consumer-types.ts";
+import {
+  type Applied,
+  applyAlone,
+  type DeliveryDeps,
+  onUnexpected,
+  type Prepared,
+  prepare,
+  reportApplied,
+  toDelivery,
+} from "./delivery.ts";
+import type { Inbox, InboxEntry } from "./inbox.ts";
+
+type Item<Tx extends SqlTx> = Prepared<Tx> & { span: ConsumerSpan };
+type Done = Extract<Applied, { ok: true }>;
+
+/** claimMany when the inbox has it, else key by key; true per entry this transaction claimed first. */
+async function claimAll(inbox: Inbox, tx: SqlTx, consumer: string, entries: InboxEntry[]) {
+  const claimed = inbox.claimMany
+    ? await inbox.claimMany(tx, consumer, entries)
+    : new Set(
+        (
+          await Promise.all(
+            entries.map(async (e) =>
+              (await inbox.claim(tx, consumer, e.key, e.messageType, e.contentHash)) ? e.key : undefined,
+            ),
+          )
+        ).filter((k): k is string => k !== undefined),
+      );
+  // The same key twice in one batch (a redelivered copy beside its retry): the first one claims it.
+  const seen = new Set<string>();
+  return entries.map((e) => {
+    const first = claimed.has(e.key) && !seen.has(e.key);
+    seen.add(e.key);
+    return first;
+  });
+}
+
+async function applyTogether<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, items: Item<Tx>[]): Promise<Done[]> {
+  return deps.transaction(async (tx) => {
+    const entries = items.map((i) => ({ key: i.key, messageType: i.ev.type, contentHash: i.ev.contentHash }));
+    const first = await claimAll(deps.inbox, tx, deps.consumerName, entries);
+    const out: Done[] = [];
+    for (const [n, item] of items.entries()) {
+      if (!first[n]) {
+        const prior = await deps.inbox.recorded(tx, deps.consumerName, item.key);
+        out.push({ ok: true, dup: true, appliedHash: prior?.contentHash ?? null });
+        continue;
+      }
+      // Within its own span: the handler's statements and the outbox rows it writes join its order's trace.
+      const r = await item.span.run(() => item.handler(item.ev as Parameters<typeof item.handler>[0], tx));
+      out.push({ ok: true, dup: false, result: r ?? undefined });
+    }
+    return out;
+  });
+}
+
+/** Returns deliverBatch(ch, msgs): settles every delivery of `msgs` (all from channel `ch`). */
+export function createBatchDelivery<Tx extends SqlTx>(
+  deps: DeliveryDeps<Tx>,
+  stats: BatchStats = {},
+): (ch: Channel, msgs: ConsumeMessage[]) => Promise<void> {
+  return async (ch, msgs) => {
+    const all = msgs.map((msg) => ({
+      d: toDelivery(deps, ch, msg),
+      span: openConsumerSpan(deps.queue, msg),
+    }));
+    const settled = new Set<(typeof all)[number]>();
+    try {
+      // The checks have no order to keep (parking and cache hits settle on their own): run them together.
+      const checked = await Promise.all(all.map((a) => a.span.run(() => prepare(deps, a.d))));
+      const items: Item<Tx>[] = [];
+      for (const [n, p] of checked.entries()) {
+        const a = all[n] as (typeof all)[number];
+        if (p) items.push({ ...p, span: a.span });
+        else settled.add(a);
+      }
+      if (items.length === 1) {
+        const only = items[0] as Item<Tx>;
+        await only.span.run(() => applyAlone(deps, only));
+      } else if (items.length > 1) {
+        let done: Done[] | undefined;
+        try {
+          done = await applyTogether(deps, items);
+        } catch (e) {
+          const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+          stats.onSplit?.(items.length, error);
+          deps.log.warn({ size: items.length, error }, "consumer.batch_split");
+        }
+        if (done) {
+          const results = done;
+          const cache = deps.dedupCache;
+          if (cache) await Promise.all(items.map((i) => cache.remember(deps.consumerName, i.key)));
+          for (const [n, item] of items.entries())
+            item.span.run(() => reportApplied(deps, item, results[n] as Done));
+        } else {
+          for (const item of items) await item.span.run(() => applyAlone(deps, item));
+        }
+      }
+      for (const a of all) settled.add(a);
+    } catch (e) {
+      for (const a of all) if (!settled.has(a)) a.span.run(() => onUnexpected(deps, a.d, e));
+    } finally {
+      for (const a of all) a.span.end();
+    }
+  };
+}

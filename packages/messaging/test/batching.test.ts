@@ -1,0 +1,143 @@
+// Batches: what the prefetch holds is applied several messages per transaction, acked with `multiple`,
+// and a failure in a batch is split so that only the failing message is retried.
+import type { RunTransaction, SqlTx } from "@orderflow/db";
+import { describe, expect, it } from "vitest";
+import { type Handlers, TransientError } from "../src/index.ts";
+import { startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
+import { recordEffect } from "./helpers/db.ts";
+import { buildOrderCreated } from "./helpers/factories.ts";
+import { consumerSuite } from "./helpers/suite.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+const suite = consumerSuite("batching");
+const { s, running } = suite;
+
+/** The suite's transaction runner, counting how many transactions it opened. */
+function counted(): { transaction: RunTransaction<SqlTx>; count: () => number } {
+  let n = 0;
+  return {
+    transaction: (fn) => {
+      n++;
+      return suite.db.transaction(fn);
+    },
+    count: () => n,
+  };
+}
+
+/** Publishes `n` orders while no consumer runs, so the first delivery hands over a full prefetch. */
+async function backlog(n: number, build = (i: number) => buildOrderCreated({ customerId: `c-${i}` })) {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push(await suite.broker.publishEvent("order.created", build(i)));
+  return ids;
+}
+
+async function readyInQueue(): Promise<number> {
+  return (await suite.broker.ch.checkQueue(WORK_QUEUE)).messageCount;
+}
+
+describe("consumer batches", () => {
+  it("applies a backlog several messages per transaction, each once, and acks every one", async () => {
+    const ids = await backlog(120);
+    const tx = counted();
+    const c = await startTestConsumer(s, suite.db, {
+      consumerName: "batch-apply",
+      transaction: tx.transaction,
+      batchSize: 25,
+      concurrency: 2,
+    });
+    running.push(c);
+    await waitFor("all applied", () => c.outcomes.filter((o) => o.kind === "done").length >= ids.length, {
+      timeoutMs: 30_000,
+    });
+    await c.stop();
+    const effects = (await suite.db.effects()).filter((e) => e.consumer === "batch-apply");
+    expect(new Set(effects.map((e) => e.message_id))).toEqual(new Set(ids));
+    expect(effects).toHaveLength(ids.length);
+    // Batches formed: far fewer transactions than messages (with one per message this would be 120).
+    expect(tx.count()).toBeLessThan(ids.length / 3);
+    // Nothing was left unacked: closing the channel would have returned it to the queue.
+    expect(await readyInQueue()).toBe(0);
+    console.log(`batching: ${ids.length} messages in ${tx.count()} transactions`);
+  });
+
+  it("with batchSize 1, every message has a transaction of its own", async () => {
+    const ids = await backlog(30);
+    const tx = counted();
+    const c = await startTestConsumer(s, suite.db, {
+      consumerName: "batch-one",
+      transaction: tx.transaction,
+      batchSize: 1,
+    });
+    running.push(c);
+    await waitFor("all applied", () => c.outcomes.filter((o) => o.kind === "done").length >= ids.length, {
+      timeoutMs: 30_000,
+    });
+    expect(tx.count()).toBe(ids.length);
+  });
+
+  it("a message failing inside a batch goes to its retry tier alone; the rest of the batch commits", async () => {
+    const bad = "o-bad-one";
+    const splits: number[] = [];
+    const handlers: Handlers = {
+      "order.created": async (ev, tx) => {
+        await recordEffect(tx, "batch-split", ev.envelope.messageId, ev.payload.orderId);
+        if (ev.payload.orderId === bad && ev.attempt === 0) throw new TransientError("this one fails once");
+      },
+    };
+    const ids = await backlog(40, (i) => buildOrderCreated(i === 17 ? { orderId: bad } : {}));
+    const c = await startTestConsumer(s, suite.db, {
+      consumerName: "batch-split",
+      handlers,
+      batchSize: 25,
+      concurrency: 1,
+      batchStats: { onSplit: (size) => splits.push(size) },
+    });
+    running.push(c);
+    await waitFor("all applied", () => c.outcomes.filter((o) => o.kind === "done").length >= ids.length, {
+      timeoutMs: 30_000,
+    });
+    const retried = c.outcomes.filter((o) => o.kind === "retried");
+    expect(retried).toHaveLength(1);
+    expect(retried[0]).toMatchObject({ messageId: ids[17], attempt: 1, tier: "1s" });
+    expect(splits.length).toBeGreaterThanOrEqual(1);
+    // Every effect once: the failed batch's writes were rolled back, not kept beside the split's.
+    const effects = (await suite.db.effects()).filter((e) => e.consumer === "batch-split");
+    expect(effects.map((e) => e.message_id).sort()).toEqual([...ids].sort());
+  });
+
+  it("messages for one order keep their delivery order inside a batch (a cancel behind its create)", async () => {
+    const applied: string[] = [];
+    const handlers: Handlers = {
+      "order.created": async (ev, tx) => {
+        applied.push(`created:${ev.payload.orderId}`);
+        await recordEffect(tx, "batch-order", ev.envelope.messageId, ev.payload.orderId);
+      },
+      "order.cancelled": async (ev, tx) => {
+        applied.push(`cancelled:${ev.payload.orderId}`);
+        await recordEffect(tx, "batch-order", ev.envelope.messageId, ev.payload.orderId);
+      },
+    };
+    const orders = Array.from({ length: 20 }, (_, i) => `o-seq-${i}`);
+    for (const orderId of orders) {
+      await suite.broker.publishEvent("order.created", buildOrderCreated({ orderId }));
+      await suite.broker.publishEvent("order.cancelled", {
+        orderId,
+        customerId: "c-1",
+        reason: "customer",
+        wasConfirmed: false,
+      });
+    }
+    const c = await startTestConsumer(s, suite.db, {
+      consumerName: "batch-order",
+      handlers,
+      batchSize: 25,
+      concurrency: 1,
+    });
+    running.push(c);
+    await waitFor("all applied", () => c.outcomes.filter((o) => o.kind === "done").length >= 40, {
+      timeoutMs: 30_000,
+    });
+    for (const orderId of orders)
+      expect(applied.indexOf(`created:${orderId}`)).toBeLessThan(applied.indexOf(`cancelled:${orderId}`));
+  });
+});
