@@ -69,7 +69,7 @@ function nodeEnv(d: RabbitDeps, n: BrokerNodeLayout): NodeJS.ProcessEnv {
     RABBITMQ_MNESIA_BASE: path.join(n.dir, "mnesia"),
     RABBITMQ_LOG_BASE: n.logDir,
     RABBITMQ_PID_FILE: n.pidFile,
-    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "-kernel inet_dist_use_interface {127,0,0,1}",
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 1:1 -kernel inet_dist_use_interface {127,0,0,1}",
     ERL_CRASH_DUMP: path.join(n.dir, "erl_crash.dump"),
   };
 }

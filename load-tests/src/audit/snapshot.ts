@@ -26,7 +26,8 @@ export interface Snapshot {
   inboxRows: Record<ServiceName, number>;
 }
 
-async function withDb<T>(s: Stack, svc: ServiceName, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+/** A short-lived admin connection to one service's database. */
+export async function withDb<T>(s: Stack, svc: ServiceName, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: adminUrl(s.pg, databaseName(svc)) });
   await c.connect();
   try {

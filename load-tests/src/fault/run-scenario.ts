@@ -27,6 +27,7 @@ import { startAlertWatcher, waitUntilInactive } from "./alerts.ts";
 import { DEFAULT_RATE } from "./definitions.ts";
 import { check } from "./expectations.ts";
 import { type InFlightSample, startInFlightProbe } from "./in-flight.ts";
+import { retireDamage } from "./retire-damage.ts";
 import { startSampler } from "./sampler.ts";
 import type { Expectation, Outcome, Scenario } from "./scenario.ts";
 import { createWorkload, seedStock } from "./workload.ts";
@@ -250,6 +251,8 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   const watched = await alertsWatch.stop();
   const parkedDelta = delta(await parkingCounts(s), parkedBefore);
   await sc.cleanup?.(facts, s);
+  // The audit has counted a pitfall's damage: retire it, so later scenarios' reconciliation skips it.
+  if (sc.kind === "pitfall") facts.retiredOrders = await retireDamage(s, work.prefix);
 
   const outcome: Outcome = {
     run,

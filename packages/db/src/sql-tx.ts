@@ -75,7 +75,11 @@ export async function pgTransaction<T>(pool: pg.Pool, fn: (tx: SqlTx) => Promise
   try {
     await client.query("BEGIN");
     const result = await fn(tx);
-    await client.query("COMMIT");
+    // PostgreSQL answers COMMIT in a failed transaction (a statement's error caught inside fn) with a
+    // ROLLBACK and no error: without this check the caller would ack work that never committed.
+    const end = await client.query("COMMIT");
+    if (end.command === "ROLLBACK")
+      throw new Error("COMMIT rolled back: a statement in the transaction had failed");
     return result;
   } catch (e) {
     await client.query("ROLLBACK").catch(() => {});

@@ -9,13 +9,13 @@ import { createBaseApp } from "@orderflow/http";
 import { createLogger, type Logger } from "@orderflow/logging";
 import { startTracing } from "@orderflow/telemetry";
 import type { FastifyInstance } from "fastify";
-import { consumerDatabase } from "./consumer-database.ts";
 import { checkBroker, checkDatabase } from "./dependencies.ts";
 import type { CommonEnv } from "./env-parse.ts";
 import { migrateService } from "./migrations.ts";
 import type { ServiceParts, Subscriptions } from "./parts.ts";
 import { type ServiceRuntime, startServiceRuntime } from "./runtime.ts";
 import { onShutdownSignals, shutdownStep } from "./shutdown.ts";
+import { sqlDatabase } from "./sql-database.ts";
 
 export interface ServiceDefinition<Db, Tx extends SqlTx> {
   service: string;
@@ -25,7 +25,7 @@ export interface ServiceDefinition<Db, Tx extends SqlTx> {
   migrationsDir: string;
   /** The work queue, the steps bound to it, and the event types this service publishes. */
   queue: string;
-  /** Run in the consumer's transaction (plain SQL, see consumer-database.ts). */
+  /** Run in the consumer's transaction (plain SQL, see sql-database.ts). */
   subscriptions: Subscriptions<SqlTx>;
   publishes: readonly EventType[];
   createDb: (url: string) => Db;
@@ -52,7 +52,10 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
   if (migrated.applied.length > 0) log.info({ names: migrated.applied }, "migrations.applied");
 
   const db = def.createDb(env.databaseUrl);
-  const consumerDb = consumerDatabase(env.databaseUrl, log);
+  // Plain SQL on node-postgres for the hot paths: the consumer's pool, and one for the HTTP routes that
+  // ask for it (inSqlTransaction). node-postgres opens connections on demand: unused, it costs nothing.
+  const consumerDb = sqlDatabase(env.databaseUrl, log, { name: "consumer", max: 4 });
+  const httpSql = sqlDatabase(env.databaseUrl, log, { name: "http_sql", max: 10 });
   const runtime = await startServiceRuntime<Tx>({
     service: def.service,
     databaseUrl: env.databaseUrl,
@@ -62,6 +65,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
     subscriptions: def.subscriptions,
     transaction: def.transaction(db),
     consumerTransaction: consumerDb.transaction,
+    sqlTransaction: httpSql.transaction,
     consumerBatchSize: env.consumerBatchSize,
     consumerConcurrency: env.consumerConcurrency,
     log,
@@ -90,6 +94,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
       await runtime.shutdown();
       await def.disconnect(db);
       await shutdownStep(log, "consumer_pool.close", () => consumerDb.close());
+      await shutdownStep(log, "http_sql_pool.close", () => httpSql.close());
       // Last: the spans of what was drained above are exported before the process exits.
       await shutdownStep(log, "tracing.shutdown", () => tracing.shutdown());
     },

@@ -87,14 +87,9 @@ export const OPERATIONS_PITFALLS: Pitfall[] = [
       "orders whose reservation was parked stay PENDING forever and nothing reports them; with reconciliation (every 5 s here, orders stale after 10 s) each is found and its order.created re-sent.",
     trigger: { failShare: 0.05 },
     // The lab's time scale for the job: in production it runs every minute for orders 5 minutes stale.
-    // The job repairs the oldest stale orders first, 100 a run by default; the pitfalls run before this
-    // one leave thousands behind at the lab's rate (auto-ack's, no-backoff's...), so a run takes up to
-    // 2,000 and reaches this run's orders within the settle window.
-    env: () => ({
-      RECONCILE_INTERVAL_MS: "5000",
-      RECONCILE_STALE_AFTER_MS: "10000",
-      RECONCILE_BATCH_SIZE: "2000",
-    }),
+    // It repairs the oldest stale orders first, 100 a run; the damage earlier pitfalls left is retired
+    // after their audits (retire-damage.ts), so this run's orders are the ones it finds.
+    env: () => ({ RECONCILE_INTERVAL_MS: "5000", RECONCILE_STALE_AFTER_MS: "10000" }),
     settleMs: 45_000,
     // Three reconciliation periods past the staleness: the pair has repaired everything by then.
     pitfallSettleMs: 30_000,
