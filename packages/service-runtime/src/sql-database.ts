@@ -7,7 +7,8 @@ import type { Logger } from "@orderflow/logging";
 import pg from "pg";
 
 // As Prisma's limits are (prisma-database.ts): up to 10 s for a connection, and no statement or idle
-// transaction holding row locks for more than 15 s (it ends, and its work is retried or answered 503).
+// transaction holding row locks for more than 15 s (it ends: a consumer's messages are retried, a request
+// fails with a problem answer).
 const LIMITS = {
   connectionTimeoutMillis: 10_000,
   statement_timeout: 15_000,
