@@ -96,7 +96,7 @@ export const OPERATIONS_PITFALLS: Pitfall[] = [
     figures: (o) => ({
       "messages parked": damage(o).parked,
       "unfinished orders": damage(o).unfinished,
-      // This run's orders only (the job also repairs what earlier runs left behind).
+      // This run's orders only (earlier pitfalls' leftovers are retired, retire-damage.ts).
       "orders repaired": o.audit.orders.repaired,
     }),
     damage: (_o, f) => [
@@ -117,8 +117,7 @@ export const OPERATIONS_PITFALLS: Pitfall[] = [
         JSON.stringify(o.parkedDelta),
       ),
       // With unfinished = 0 (checked for every pair), every order of this run whose message was parked
-      // was repaired. The parked count can be higher: the job also re-sends what earlier runs left
-      // stuck, and 5% of those first deliveries fail too.
+      // was repaired. The parked count can be higher: a re-sent order.created fails 5% of the time too.
       check("orders repaired > 0", (f["orders repaired"] ?? 0) > 0, `${f["orders repaired"]} repaired`),
     ],
     protectedParked: (_o, f) => f["messages parked"] ?? 0,
