@@ -3,6 +3,7 @@
 import { listQueues, type Stack } from "@orderflow/infra";
 import { checkLedger, type Verdict } from "./check.ts";
 import type { RunLedger } from "./ledger.ts";
+import { parkingCounts } from "./parking-counts.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
 
 export interface AuditResult extends Verdict {
@@ -71,7 +72,14 @@ export interface AuditOptions {
 /** The lab's audit of a local stack: its run's prefix, read as the database admin. */
 export function audit(s: Stack, ledger: RunLedger, opts: AuditOptions): Promise<AuditResult> {
   return auditWith(
-    { snapshot: (l) => takeSnapshot(s, l), listQueues: () => listQueues(s.rabbit) },
+    {
+      snapshot: (l) => takeSnapshot(s, l),
+      // Depths from the management API, the parking lots asked of the broker itself (parking-counts.ts).
+      listQueues: async () => {
+        const [qs, parked] = await Promise.all([listQueues(s.rabbit), parkingCounts(s)]);
+        return qs.map((q) => (q.name in parked ? { ...q, messages: parked[q.name] as number } : q));
+      },
+    },
     ledger,
     opts,
   );

@@ -2,14 +2,9 @@
 // fault script beside it, the per-second samples, then the bounded audit, the files and the verdict.
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import {
-  alertmanagerUrl,
-  healInfrastructure,
-  listQueues,
-  restartAppsWith,
-  type Stack,
-} from "@orderflow/infra";
+import { alertmanagerUrl, healInfrastructure, restartAppsWith, type Stack } from "@orderflow/infra";
 import { absorbedCounters, audit } from "../audit/audit.ts";
+import { parkingCounts } from "../audit/parking-counts.ts";
 import { createJsonlWriter, type LedgerEntry, recordSuccesses } from "../ledger.ts";
 import {
   availabilityDuringFaults,
@@ -65,11 +60,7 @@ export interface ScenarioRun {
 export const serviceUrls = (s: Stack) =>
   (["order", "inventory", "points"] as const).map((svc) => `http://127.0.0.1:${s.layout.servicePorts[svc]}`);
 
-/** Messages in each parking lot now. */
-export async function parkingCounts(s: Stack): Promise<Record<string, number>> {
-  const qs = await listQueues(s.rabbit);
-  return Object.fromEntries(qs.filter((q) => q.name.endsWith(".parking")).map((q) => [q.name, q.messages]));
-}
+export { parkingCounts };
 
 const delta = (after: Record<string, number>, before: Record<string, number>) =>
   Object.fromEntries(
