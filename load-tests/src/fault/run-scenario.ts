@@ -60,8 +60,6 @@ export interface ScenarioRun {
 export const serviceUrls = (s: Stack) =>
   (["order", "inventory", "points"] as const).map((svc) => `http://127.0.0.1:${s.layout.servicePorts[svc]}`);
 
-export { parkingCounts };
-
 const delta = (after: Record<string, number>, before: Record<string, number>) =>
   Object.fromEntries(
     Object.entries(after)

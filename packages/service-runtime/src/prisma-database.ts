@@ -10,8 +10,8 @@ export interface PrismaClientLike<Tx> {
 
 // Up to 10 s to get a connection, 15 s for the whole transaction: an HTTP route's transaction holds row
 // locks (a cancel locks its order), and one that hangs must end rather than block the saga behind it.
-// The plain-SQL hot paths (the consumer, POST /orders) run on node-postgres with the same bounds
-// (sql-database.ts).
+// The plain-SQL hot paths (the consumer, POST /orders) run on node-postgres with the same 10 s for a
+// connection and 15 s for each statement and each idle gap in a transaction (sql-database.ts).
 const LIMITS = { maxWait: 10_000, timeout: 15_000 };
 
 export function prismaDatabase<Db extends PrismaClientLike<Tx>, Tx extends SqlTx>(

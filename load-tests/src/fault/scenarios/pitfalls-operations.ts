@@ -4,8 +4,9 @@ import { adminUrl, databaseName, restartAppsWith, type Stack } from "@orderflow/
 import { claimPagesProbe } from "@orderflow/outbox";
 import pg from "pg";
 import { absorbedCounters } from "../../audit/audit.ts";
+import { parkingCounts } from "../../audit/parking-counts.ts";
 import { check, damage } from "../expectations.ts";
-import { parkingCounts, serviceUrls } from "../run-scenario.ts";
+import { serviceUrls } from "../run-scenario.ts";
 import type { FaultContext } from "../scenario.ts";
 import type { Pitfall } from "./pitfall-pair.ts";
 import { injectPoison } from "./poison-messages.ts";
