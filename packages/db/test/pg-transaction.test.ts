@@ -38,4 +38,26 @@ describe("pgTransaction", () => {
     await expect(attempt).rejects.toThrow(/COMMIT rolled back/);
     expect(await count()).toBe(before);
   });
+
+  it("prepares each statement text once per connection: later runs reuse it, with new values", async () => {
+    const one = new pg.Pool({ connectionString: adminUrl(stack.pg), max: 1 });
+    try {
+      const insert = `INSERT INTO ${table} (id) VALUES ($1)`;
+      for (const id of [10, 11, 12])
+        await pgTransaction(one, async (tx) => await tx.$executeRawUnsafe(insert, id));
+      const prepared = await pgTransaction(
+        one,
+        async (tx) =>
+          await tx.$queryRawUnsafe<{ statement: string }[]>(
+            "SELECT statement FROM pg_prepared_statements WHERE statement = $1",
+            insert,
+          ),
+      );
+      expect(prepared).toHaveLength(1);
+      const ids = await pool.query(`SELECT id FROM ${table} WHERE id >= 10 ORDER BY id`);
+      expect(ids.rows.map((r) => r.id)).toEqual([10, 11, 12]);
+    } finally {
+      await one.end();
+    }
+  });
 });

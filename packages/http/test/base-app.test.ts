@@ -1,3 +1,5 @@
+import { PassThrough } from "node:stream";
+import { createLogger } from "@orderflow/logging";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, test } from "vitest";
 import { createBaseApp, HttpProblem } from "../src/index.ts";
@@ -116,4 +118,34 @@ test("the OpenAPI document lists the service's routes", async () => {
   const doc = (await app.inject({ method: "GET", url: "/openapi.json" })).json();
   expect(doc.openapi).toMatch(/^3\./);
   expect(Object.keys(doc.paths)).toContain("/things");
+});
+
+test("each answered request is logged once, with its status, time and correlation id", async () => {
+  const out = new PassThrough();
+  const lines: Record<string, unknown>[] = [];
+  out.on("data", (b: Buffer) => {
+    for (const l of b.toString("utf8").split("\n")) if (l) lines.push(JSON.parse(l));
+  });
+  const app = await createBaseApp({
+    service: "test",
+    readiness: {},
+    metrics: new Registry(),
+    logger: createLogger({ name: "test", level: "info", destination: out }),
+  });
+  apps.push(app);
+  app.get("/hello", async () => ({ ok: true }));
+  const res = await app.inject({ method: "GET", url: "/hello", headers: { "x-correlation-id": "c-1" } });
+  expect(res.statusCode).toBe(200);
+  await new Promise((r) => setImmediate(r));
+  const requests = lines.filter((l) => typeof l.url === "string");
+  expect(requests).toEqual([
+    expect.objectContaining({
+      event: "http.request_completed",
+      method: "GET",
+      url: "/hello",
+      statusCode: 200,
+      correlationId: "c-1",
+      responseTimeMs: expect.any(Number),
+    }),
+  ]);
 });

@@ -19,8 +19,11 @@ import {
   toDelivery,
 } from "./delivery.ts";
 import type { Inbox, InboxEntry } from "./inbox.ts";
+import type { Delivery } from "./settle.ts";
 
-type Item<Tx extends SqlTx> = Prepared<Tx> & { span: ConsumerSpan };
+/** One delivery of the batch and its span. */
+type Entry = { d: Delivery; span: ConsumerSpan };
+type Item<Tx extends SqlTx> = Prepared<Tx> & { span: ConsumerSpan; entry: Entry };
 type Done = Extract<Applied, { ok: true }>;
 
 /** claimMany when the inbox has it, else key by key; true per entry this transaction claimed first. */
@@ -70,24 +73,31 @@ export function createBatchDelivery<Tx extends SqlTx>(
   stats: BatchStats = {},
 ): (ch: Channel, msgs: ConsumeMessage[]) => Promise<void> {
   return async (ch, msgs) => {
-    const all = msgs.map((msg) => ({
+    const all: Entry[] = msgs.map((msg) => ({
       d: toDelivery(deps, ch, msg),
       span: openConsumerSpan(deps.queue, msg),
     }));
-    const settled = new Set<(typeof all)[number]>();
+    // Every delivery settled so far (acked, retried, parked, skipped): an unexpected failure later in the
+    // batch gives back only the others. Rejecting one already acked would requeue committed work, or
+    // close the channel once its ack had gone out.
+    const settled = new Set<Entry>();
+    const applyEach = async (list: Item<Tx>[]) => {
+      for (const item of list) {
+        await item.span.run(() => applyAlone(deps, item));
+        settled.add(item.entry);
+      }
+    };
     try {
       // The checks have no order to keep (parking and cache hits settle on their own): run them together.
       const checked = await Promise.all(all.map((a) => a.span.run(() => prepare(deps, a.d))));
       const items: Item<Tx>[] = [];
       for (const [n, p] of checked.entries()) {
-        const a = all[n] as (typeof all)[number];
-        if (p) items.push({ ...p, span: a.span });
+        const a = all[n] as Entry;
+        if (p) items.push({ ...p, span: a.span, entry: a });
         else settled.add(a);
       }
-      if (items.length === 1) {
-        const only = items[0] as Item<Tx>;
-        await only.span.run(() => applyAlone(deps, only));
-      } else if (items.length > 1) {
+      if (items.length === 1) await applyEach(items);
+      else if (items.length > 1) {
         let done: Done[] | undefined;
         try {
           done = await applyTogether(deps, items);
@@ -100,11 +110,11 @@ export function createBatchDelivery<Tx extends SqlTx>(
           const results = done;
           const cache = deps.dedupCache;
           if (cache) await Promise.all(items.map((i) => cache.remember(deps.consumerName, i.key)));
-          for (const [n, item] of items.entries())
+          for (const [n, item] of items.entries()) {
             item.span.run(() => reportApplied(deps, item, results[n] as Done));
-        } else {
-          for (const item of items) await item.span.run(() => applyAlone(deps, item));
-        }
+            settled.add(item.entry);
+          }
+        } else await applyEach(items);
       }
       for (const a of all) settled.add(a);
     } catch (e) {

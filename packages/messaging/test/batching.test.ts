@@ -3,7 +3,7 @@
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import { describe, expect, it } from "vitest";
 import { type Handlers, TransientError } from "../src/index.ts";
-import { startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
+import { effectHandlers, startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { recordEffect } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
 import { consumerSuite } from "./helpers/suite.ts";
@@ -139,5 +139,47 @@ describe("consumer batches", () => {
     });
     for (const orderId of orders)
       expect(applied.indexOf(`created:${orderId}`)).toBeLessThan(applied.indexOf(`cancelled:${orderId}`));
+  });
+
+  it("an unexpected failure after part of a batch was acked gives back only the deliveries not yet acked", async () => {
+    const ids = await backlog(30);
+    const faulty = ids[10] as string;
+    const base = effectHandlers("batch-late-failure");
+    const handlers: Handlers = {
+      ...base,
+      // A result the consumer cannot read: reporting this message throws, after the batch committed and
+      // after the deliveries before it in the batch were acked (a bug in the consumer, not the handler).
+      "order.created": async (ev, tx) => {
+        await base["order.created"]?.(ev, tx);
+        return (ev.envelope.messageId === faulty ? 1 : undefined) as unknown as undefined;
+      },
+    };
+    const c = await startTestConsumer(s, suite.db, {
+      consumerName: "batch-late-failure",
+      handlers,
+      batchSize: 25,
+      concurrency: 1,
+    });
+    running.push(c);
+    const settledIds = () => new Set(c.outcomes.filter((o) => o.kind !== "requeued").map((o) => o.messageId));
+    await waitFor("every message settled", () => ids.every((id) => settledIds().has(id)), {
+      timeoutMs: 30_000,
+    });
+    const firstRequeue = c.outcomes.findIndex((o) => o.kind === "requeued");
+    expect(firstRequeue).toBeGreaterThan(0);
+    const ackedBefore = new Set(
+      c.outcomes
+        .slice(0, firstRequeue)
+        .filter((o) => o.kind === "done")
+        .map((o) => o.messageId),
+    );
+    const requeued = c.outcomes.filter((o) => o.kind === "requeued").map((o) => o.messageId);
+    expect(requeued).toContain(faulty);
+    // What was acked before the failure was not given back: its ack stands.
+    expect(requeued.filter((id) => ackedBefore.has(id))).toEqual([]);
+    // Each message applied once: the given-back ones came back as duplicates the inbox recognised.
+    const effects = (await suite.db.effects()).filter((e) => e.consumer === "batch-late-failure");
+    expect(effects.map((e) => e.message_id).sort()).toEqual([...ids].sort());
+    await waitFor("queue drained", async () => (await readyInQueue()) === 0, { timeoutMs: 10_000 });
   });
 });

@@ -1,3 +1,4 @@
+import { preparedQuery } from "@orderflow/db";
 import type pg from "pg";
 import type { ClaimedRow } from "../types.ts";
 import { byId, CLAIMED_COLUMNS, type ClaimedRecord, toClaimedRow } from "./row.ts";
@@ -19,6 +20,6 @@ export async function claimByIds(
   leaseMs: number,
 ): Promise<ClaimedRow[]> {
   if (messageIds.length === 0) return [];
-  const r = await pool.query<ClaimedRecord>(SQL, [messageIds, leaseMs]);
+  const r = await pool.query<ClaimedRecord>(preparedQuery(SQL, [messageIds, leaseMs]));
   return r.rows.map(toClaimedRow).sort(byId);
 }

@@ -1,3 +1,4 @@
+import { preparedQuery } from "@orderflow/db";
 import type pg from "pg";
 import type { ClaimedRow } from "../types.ts";
 import { byId, CLAIMED_COLUMNS, type ClaimedRecord, toClaimedRow } from "./row.ts";
@@ -18,6 +19,6 @@ RETURNING ${CLAIMED_COLUMNS}`;
 
 /** Leases up to `limit` due pending rows for `leaseMs`. */
 export async function claimDue(pool: pg.Pool, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
-  const r = await pool.query<ClaimedRecord>(SQL, [limit, leaseMs]);
+  const r = await pool.query<ClaimedRecord>(preparedQuery(SQL, [limit, leaseMs]));
   return r.rows.map(toClaimedRow).sort(byId);
 }

@@ -1,3 +1,4 @@
+import { preparedQuery } from "@orderflow/db";
 import type pg from "pg";
 
 // One statement for the whole confirmed batch. `status = 0` keeps a row a reply already marked done
@@ -18,5 +19,5 @@ export async function markSent(
   doneOnConfirm: readonly string[] = [],
 ): Promise<number> {
   if (ids.length === 0) return 0;
-  return (await pool.query(SQL, [ids, doneOnConfirm])).rowCount ?? 0;
+  return (await pool.query(preparedQuery(SQL, [ids, doneOnConfirm]))).rowCount ?? 0;
 }
