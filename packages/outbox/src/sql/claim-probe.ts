@@ -9,9 +9,10 @@ export async function claimPagesProbe(pool: pg.Pool, limit = 100): Promise<numbe
   let sql = "";
   let params: unknown[] = [];
   const recorder = {
-    query: async (text: string, values: unknown[]) => {
-      sql = text;
-      params = values;
+    // claimDue passes a query config (its statement is prepared by name); the text alone is explained.
+    query: async (q: string | pg.QueryConfig, values?: unknown[]) => {
+      sql = typeof q === "string" ? q : q.text;
+      params = (typeof q === "string" ? values : q.values) ?? [];
       return { rows: [] };
     },
   } as unknown as pg.Pool;
