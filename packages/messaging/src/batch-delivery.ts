@@ -23,7 +23,7 @@ import type { Delivery } from "./settle.ts";
 
 /** One delivery of the batch and its span. */
 type Entry = { d: Delivery; span: ConsumerSpan };
-type Item<Tx extends SqlTx> = Prepared<Tx> & { span: ConsumerSpan; entry: Entry };
+type Item<Tx extends SqlTx> = Prepared<Tx> & { entry: Entry };
 type Done = Extract<Applied, { ok: true }>;
 
 /** claimMany when the inbox has it, else key by key; true per entry this transaction claimed first. */
@@ -60,7 +60,9 @@ async function applyTogether<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, items: It
         continue;
       }
       // Within its own span: the handler's statements and the outbox rows it writes join its order's trace.
-      const r = await item.span.run(() => item.handler(item.ev as Parameters<typeof item.handler>[0], tx));
+      const r = await item.entry.span.run(() =>
+        item.handler(item.ev as Parameters<typeof item.handler>[0], tx),
+      );
       out.push({ ok: true, dup: false, result: r ?? undefined });
     }
     return out;
@@ -83,7 +85,7 @@ export function createBatchDelivery<Tx extends SqlTx>(
     const settled = new Set<Entry>();
     const applyEach = async (list: Item<Tx>[]) => {
       for (const item of list) {
-        await item.span.run(() => applyAlone(deps, item));
+        await item.entry.span.run(() => applyAlone(deps, item));
         settled.add(item.entry);
       }
     };
@@ -93,7 +95,7 @@ export function createBatchDelivery<Tx extends SqlTx>(
       const items: Item<Tx>[] = [];
       for (const [n, p] of checked.entries()) {
         const a = all[n] as Entry;
-        if (p) items.push({ ...p, span: a.span, entry: a });
+        if (p) items.push({ ...p, entry: a });
         else settled.add(a);
       }
       if (items.length === 1) await applyEach(items);
@@ -111,7 +113,7 @@ export function createBatchDelivery<Tx extends SqlTx>(
           const cache = deps.dedupCache;
           if (cache) await Promise.all(items.map((i) => cache.remember(deps.consumerName, i.key)));
           for (const [n, item] of items.entries()) {
-            item.span.run(() => reportApplied(deps, item, results[n] as Done));
+            item.entry.span.run(() => reportApplied(deps, item, results[n] as Done));
             settled.add(item.entry);
           }
         } else await applyEach(items);

@@ -10,9 +10,9 @@ export async function claimPagesProbe(pool: pg.Pool, limit = 100): Promise<numbe
   let params: unknown[] = [];
   const recorder = {
     // claimDue passes a query config (its statement is prepared by name); the text alone is explained.
-    query: async (q: string | pg.QueryConfig, values?: unknown[]) => {
-      sql = typeof q === "string" ? q : q.text;
-      params = (typeof q === "string" ? values : q.values) ?? [];
+    query: async (q: pg.QueryConfig) => {
+      sql = q.text;
+      params = q.values ?? [];
       return { rows: [] };
     },
   } as unknown as pg.Pool;
