@@ -32,6 +32,7 @@ export type {
   OutgoingMessage,
   PublishOutcome,
 } from "./publisher-types.ts";
+export { REASONS as PUBLISH_REASONS } from "./publisher-types.ts";
 export { type RedriveResult, redrive } from "./redrive.ts";
 export { PARK_HEADERS } from "./republish.ts";
 export { assertRetention, type RetentionConfig, redeliveryHorizonMs } from "./retention.ts";

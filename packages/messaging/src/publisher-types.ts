@@ -14,7 +14,8 @@ export interface OutgoingMessage {
 /**
  * - confirmed: the broker acked and did not return it (for a quorum queue: replicated to a majority).
  * - refused: the broker said no (returned as unroutable under `mandatory`, an isolated nack, too large to
- *   send). Worth a retry with backoff, and eventually a parking.
+ *   send). Unroutable and too large are about the message: worth a retry with backoff, and eventually a
+ *   parking. A nack (reason `REASONS.nacked`) is about the queue; the outbox retries it without an attempt.
  * - unavailable: no answer (no connection, connection lost, silence until the confirm timeout as when
  *   quorum is lost) or a run of nacks. Never the message's fault: it must not count as an attempt.
  */

@@ -1,12 +1,14 @@
 // Publishing one claimed batch and recording what the broker said about each row:
 //  - confirmed: marked sent (or done), retried through a short database blip;
 //  - refused: attempts + 1 and a backoff, or failed (9) after the last delay;
+//  - nacked (an isolated nack): the queue's state, not the row's fault: no attempt, the row waits a
+//    quarter of its age (backoff.ts) and goes again (a run of nacks arrives as unavailable);
 //  - unavailable: the lease is released (the row is due again) and the health gate closes: an outage is
 //    never the row's fault and costs no attempt.
 import type { Logger } from "@orderflow/logging";
-import type { ConfirmPublisher, PublishOutcome } from "@orderflow/messaging";
+import { type ConfirmPublisher, PUBLISH_REASONS, type PublishOutcome } from "@orderflow/messaging";
 import type pg from "pg";
-import { nextRetryDelayMs } from "./backoff.ts";
+import { nackDeferralMs, nextRetryDelayMs } from "./backoff.ts";
 import type { ClaimStrategy } from "./claim.ts";
 import type { HealthGate } from "./health-gate.ts";
 import type { OutboxMetrics, RelayPath } from "./metrics.ts";
@@ -66,6 +68,16 @@ async function refuse(p: RelayParts, row: ClaimedRow, reason: string): Promise<v
   } else p.log.warn({ ...fields, retryInMs: delay }, "relay.message_refused");
 }
 
+/** A nack costs no attempt: each row waits after its own age, so a queue that stays full is not hammered. */
+async function deferNacked(p: RelayParts, rows: ClaimedRow[]): Promise<void> {
+  const now = Date.now();
+  for (const row of rows) {
+    p.metrics?.refused.inc();
+    await releaseClaims(p.pool, [row.id], nackDeferralMs(now - row.createdAt.getTime()));
+  }
+  p.log.warn({ count: rows.length, messageIds: firstIds(rows) }, "relay.message_nacked");
+}
+
 /** Counts a batch's rows and verdicts (these metrics serve the relay process and the services' fast path). */
 function countBatch(p: RelayParts, path: "fast" | "sweep", outcomes: PublishOutcome[]) {
   const m = p.metrics;
@@ -92,6 +104,7 @@ export async function publishAndRecord(p: RelayParts, rows: ClaimedRow[], path: 
   const confirmed: ClaimedRow[] = [];
   const unavailable: ClaimedRow[] = [];
   const refused: [ClaimedRow, string][] = [];
+  const nacked: ClaimedRow[] = [];
   let lastUnavailable = "";
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as ClaimedRow;
@@ -100,12 +113,14 @@ export async function publishAndRecord(p: RelayParts, rows: ClaimedRow[], path: 
     else if (o.status === "unavailable") {
       unavailable.push(row);
       lastUnavailable = o.reason;
-    } else refused.push([row, o.reason]);
+    } else if (o.reason === PUBLISH_REASONS.nacked) nacked.push(row);
+    else refused.push([row, o.reason]);
   }
   // Confirmed rows are recorded first: if the database fails later in this function, only rows the
   // broker does not have are left to their lease.
   if (confirmed.length > 0) await recordConfirmed(p, confirmed, path);
   for (const [row, reason] of refused) await refuse(p, row, reason);
+  if (nacked.length > 0) await deferNacked(p, nacked);
   if (unavailable.length > 0) {
     await releaseClaims(
       p.pool,

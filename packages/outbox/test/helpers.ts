@@ -206,6 +206,12 @@ export async function countDeliveries(
             setTimeout(() => void connect(), 1_500);
           }
         });
+        // A channel the broker closes alone (a queue without a leader while the cluster boots) would
+        // leave the connection up and the counter deaf: close the connection so it starts over.
+        channel.on("error", () => {});
+        channel.on("close", () => {
+          if (!closed) void c.close().catch(() => {});
+        });
         await channel.consume(queue, (msg) => {
           // The broker cancelled us (e.g. the queue's leader moved): start over on the next node.
           if (!msg) return void c.close().catch(() => {});

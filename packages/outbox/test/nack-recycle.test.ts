@@ -51,22 +51,34 @@ const rows = async (ids: string[]) =>
   ).rows;
 
 describe("nacks", () => {
-  it("an isolated nack is a refusal: retried with backoff, then failed", async () => {
+  it("an isolated nack costs no attempt: the row waits, never fails, and goes out once the queue accepts", async () => {
     await makeQueue(true);
     const publisher = orderPublisher({ recycleAfterNacks: 5 });
     await publisher.waitUntilConnected(10_000);
+    let nacks = 0;
     const relay = createRelay({
-      log: silentLogger,
+      log: captureLog((_l, event) => {
+        if (event === "relay.message_nacked") nacks++;
+      }),
       pool: db.pool,
       publisher,
+      // A refusal's schedule that would fail the row within 40 ms: a nack must not take it.
       config: { pollIntervalMs: 20, backoffMs: [20, 20] },
     });
     relay.start();
     try {
       const id = await pgTransaction(db.pool, (tx) => enqueue(tx, buildEvent({ eventType: FULL_KEY })));
       relay.afterCommit([id]);
-      await pollUntil("the row failed", async () => (await rows([id]))[0]?.status === 9);
-      expect(await rows([id])).toEqual([{ status: 9, attempts: 3, last_error: "nacked by the broker" }]);
+      await pollUntil("the row nacked twice", () => nacks >= 2);
+      expect(await rows([id])).toEqual([{ status: 0, attempts: 0, last_error: null }]);
+      await makeQueue(false);
+      await pollUntil("the row sent", async () => (await rows([id]))[0]?.status === 1);
+      // The confirmed publish is its only attempt.
+      expect(await rows([id])).toEqual([{ status: 1, attempts: 1, last_error: null }]);
+      await pollUntil("the message in the queue", async () => {
+        const q = await withAdminChannel((ch) => ch.checkQueue(FULL_QUEUE));
+        return q.messageCount === 1;
+      });
     } finally {
       await relay.stop();
       await publisher.close();
