@@ -38,7 +38,7 @@ export interface Fault {
 export interface FaultController {
   /** Applies a request (untrusted input is fine: it is checked); throws FaultRequestError 400/409. */
   apply(request: unknown): Promise<Fault>;
-  /** Timed faults not yet undone, oldest first. */
+  /** Timed faults not yet undone (an undo under way included), oldest first. */
   active(): Fault[];
   /** Every fault applied, oldest first, the last 200 (a timed one shows its undo once done). */
   history(): Fault[];
@@ -61,6 +61,8 @@ interface Active {
   timer: NodeJS.Timeout;
   holds: string[];
   waiters: ((f: Fault) => void)[];
+  /** The undo under way: the fault stays active, and its holds held, until it has finished. */
+  undoing?: Promise<void>;
 }
 
 /** An action as the bookkeeping sees it: its request shape, and how to check and ready it for a target. */
@@ -105,10 +107,16 @@ export function createFaultBook(
     for (const h of holds) if (holders.get(h) === id) holders.delete(h);
   };
 
-  async function undo(a: Active): Promise<void> {
+  // A fault is active, and holds what it acts on, until its undo has finished: a node's start waits for
+  // its queue members to catch up (a minute and more on a busy machine), and a client that saw "nothing
+  // active" while that ran had its next fault on the same nodes refused with 409.
+  function undo(a: Active): Promise<void> {
     clearTimeout(a.timer);
-    if (!active.has(a.fault.id)) return;
-    active.delete(a.fault.id); // before the await: a second undo (close() during the timer's) is a no-op
+    a.undoing ??= runUndo(a); // a second undo (close() during the timer's) waits for the first
+    return a.undoing;
+  }
+
+  async function runUndo(a: Active): Promise<void> {
     try {
       await a.undo();
       log(`undid ${a.fault.action} ${a.fault.target} (${a.fault.id})`);
@@ -117,6 +125,7 @@ export function createFaultBook(
       log(`undoing ${a.fault.action} ${a.fault.target} (${a.fault.id}) failed: ${a.fault.undoError}`);
     }
     a.fault.undoneAt = new Date().toISOString();
+    active.delete(a.fault.id);
     release(a.holds, a.fault.id);
     for (const w of a.waiters) w(a.fault);
   }
@@ -132,11 +141,14 @@ export function createFaultBook(
       for (const h of prepared.holds) {
         const by = holders.get(h);
         if (by) {
-          const timed = active.get(by)?.fault;
+          const timed = active.get(by);
+          const f = timed?.fault;
           throw conflict(
-            timed
-              ? `${h} is held by a timed ${timed.action} (${timed.id}) until ${timed.undoAt}`
-              : `${h} is being acted on by another fault`,
+            !f
+              ? `${h} is being acted on by another fault`
+              : timed?.undoing
+                ? `${h} is being brought back by the undo of ${f.action} (${f.id})`
+                : `${h} is held by a timed ${f.action} (${f.id}) until ${f.undoAt}`,
           );
         }
       }

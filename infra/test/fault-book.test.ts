@@ -1,0 +1,60 @@
+// The fault book's timed undo, with an action whose undo the test finishes by hand (the bookkeeping
+// alone: what the real actions do is tested against the stack in faults.test.ts).
+import { expect, test } from "vitest";
+import type { ChaosEvent } from "../src/chaos.ts";
+import { type BookAction, createFaultBook } from "../src/faults.ts";
+
+const event = (action: string): ChaosEvent => {
+  const at = new Date().toISOString();
+  return { action, target: "thing", startedAt: at, finishedAt: at };
+};
+
+async function until(what: string, ok: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test("a timed fault stays active, and holds its target, until its undo has finished", async () => {
+  let undoStarted = false;
+  let finishUndo: () => void = () => {};
+  const stopThing: BookAction = {
+    undoable: true,
+    prepare: async () => ({
+      holds: ["thing"],
+      run: async () => event("stop-thing"),
+      undo: async () => {
+        undoStarted = true;
+        await new Promise<void>((r) => {
+          finishUndo = r;
+        });
+        return event("start-thing");
+      },
+    }),
+  };
+  const book = createFaultBook({ "stop-thing": stopThing });
+  const fault = await book.apply({ action: "stop-thing", durationS: 1 });
+  await until("the timed undo to start", () => undoStarted);
+
+  // The undo is under way: still active, its target still held, its waiters still waiting.
+  expect(book.active().map((f) => f.id)).toEqual([fault.id]);
+  await expect(book.apply({ action: "stop-thing" })).rejects.toMatchObject({
+    status: 409,
+    message: expect.stringContaining("is being brought back by the undo of stop-thing"),
+  });
+  let undone: string | undefined;
+  const waiting = book.undone(fault.id).then((f) => {
+    undone = f?.undoneAt;
+  });
+  const closing = book.close(); // waits for the undo under way rather than starting another
+  await new Promise((r) => setTimeout(r, 50));
+  expect(undone).toBeUndefined();
+
+  finishUndo();
+  await Promise.all([waiting, closing]);
+  expect(undone).toEqual(expect.any(String));
+  expect(book.active()).toEqual([]);
+  expect(book.history().map((f) => [f.id, f.undoneAt !== undefined])).toEqual([[fault.id, true]]);
+});
