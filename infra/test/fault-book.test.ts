@@ -3,19 +3,12 @@
 import { expect, test } from "vitest";
 import type { ChaosEvent } from "../src/chaos.ts";
 import { type BookAction, createFaultBook } from "../src/faults.ts";
+import { waitFor } from "../src/proc.ts";
 
 const event = (action: string): ChaosEvent => {
   const at = new Date().toISOString();
   return { action, target: "thing", startedAt: at, finishedAt: at };
 };
-
-async function until(what: string, ok: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test("a timed fault stays active, and holds its target, until its undo has finished", async () => {
   let undoStarted = false;
@@ -36,7 +29,7 @@ test("a timed fault stays active, and holds its target, until its undo has finis
   };
   const book = createFaultBook({ "stop-thing": stopThing });
   const fault = await book.apply({ action: "stop-thing", durationS: 1 });
-  await until("the timed undo to start", () => undoStarted);
+  await waitFor("the timed undo to start", () => undoStarted, { timeoutMs: 5_000, intervalMs: 10 });
 
   // The undo is under way: still active, its target still held, its waiters still waiting.
   expect(book.active().map((f) => f.id)).toEqual([fault.id]);
@@ -49,7 +42,8 @@ test("a timed fault stays active, and holds its target, until its undo has finis
     undone = f?.undoneAt;
   });
   const closing = book.close(); // waits for the undo under way rather than starting another
-  await new Promise((r) => setTimeout(r, 50));
+  // One turn of the event loop: nothing but finishUndo can resolve the waiter.
+  await new Promise((r) => setImmediate(r));
   expect(undone).toBeUndefined();
 
   finishUndo();
