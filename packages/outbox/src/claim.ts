@@ -12,6 +12,12 @@ export interface ClaimStrategy {
   due(pool: pg.Pool, limit: number, leaseMs: number): Promise<ClaimedRow[]>;
   /** The fast path's claim: these rows (one transaction's), if still pending and due. */
   byIds(pool: pg.Pool, messageIds: string[], leaseMs: number): Promise<ClaimedRow[]>;
+  /**
+   * True when a lease is all a claim takes: the writer may then insert a fast-path row already leased
+   * (insertLeasedRows), which is that claim taken in the business transaction, one statement fewer per
+   * commit. A strategy that claims otherwise leaves it unset and gets message ids to claim by `byIds`.
+   */
+  leaseAtInsert?: boolean;
 }
 
-export const leasedClaim: ClaimStrategy = { due: claimDue, byIds: claimByIds };
+export const leasedClaim: ClaimStrategy = { due: claimDue, byIds: claimByIds, leaseAtInsert: true };

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { SqlTx } from "@orderflow/db";
 import { activeTraceparent } from "@orderflow/telemetry";
-import type { OutboxEvent } from "./types.ts";
+import { byId } from "./sql/row.ts";
+import type { ClaimedRow, OutboxEvent } from "./types.ts";
 
 /** An outbox row ready to insert: its message id fixed and the writer's trace context captured. */
 export interface OutboxRow {
@@ -11,7 +12,7 @@ export interface OutboxRow {
   aggregateId: string;
   payload: string;
   schemaVersion: number;
-  headers: string;
+  headers: Record<string, string>;
 }
 
 /**
@@ -32,7 +33,7 @@ export function outboxRow(event: OutboxEvent): OutboxRow {
     aggregateId: event.aggregateId,
     payload: JSON.stringify(event.payload ?? null),
     schemaVersion: event.schemaVersion ?? 1,
-    headers: JSON.stringify(headers),
+    headers,
   };
 }
 
@@ -54,8 +55,50 @@ export async function insertOutboxRows(tx: SqlTx, rows: readonly OutboxRow[]): P
     rows.map((r) => r.aggregateId),
     rows.map((r) => r.payload),
     rows.map((r) => r.schemaVersion),
-    rows.map((r) => r.headers),
+    rows.map((r) => JSON.stringify(r.headers)),
   );
+}
+
+// The same insert with the fast path's lease already taken (next_attempt_at past the lease, as a claim
+// would set it): the rows leave this transaction claimed, so the fast path publishes them after the commit
+// without a claim statement of its own. If nothing publishes them (the process dies), the lease expires
+// and the sweep takes them, as it does a dead claimer's rows.
+const INSERT_LEASED = `
+INSERT INTO outbox (message_id, event_type, aggregate_type, aggregate_id, payload, schema_version, headers,
+                    next_attempt_at)
+SELECT m, e, t, a, p, v, h, now() + make_interval(secs => $8::double precision / 1000)
+  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::int[], $7::jsonb[])
+       AS r(m, e, t, a, p, v, h)
+RETURNING id::text AS id, message_id::text AS message_id, created_at`;
+
+/**
+ * Inserts prepared rows inside `tx`, in one statement, leased for `leaseMs`; returns them as claimed rows
+ * in insert order, ready for the fast path once `tx` has committed.
+ */
+export async function insertLeasedRows(
+  tx: SqlTx,
+  rows: readonly OutboxRow[],
+  leaseMs: number,
+): Promise<ClaimedRow[]> {
+  if (rows.length === 0) return [];
+  const inserted = await tx.$queryRawUnsafe<{ id: string; message_id: string; created_at: Date }[]>(
+    INSERT_LEASED,
+    rows.map((r) => r.messageId),
+    rows.map((r) => r.eventType),
+    rows.map((r) => r.aggregateType),
+    rows.map((r) => r.aggregateId),
+    rows.map((r) => r.payload),
+    rows.map((r) => r.schemaVersion),
+    rows.map((r) => JSON.stringify(r.headers)),
+    leaseMs,
+  );
+  const byMessageId = new Map(rows.map((r) => [r.messageId, r]));
+  return inserted
+    .map((i) => {
+      const r = byMessageId.get(i.message_id) as OutboxRow;
+      return { ...r, id: i.id, attempts: 0, createdAt: i.created_at };
+    })
+    .sort(byId);
 }
 
 /** Writes the event's outbox row inside `tx`; returns its message id (for the after-commit wake-up). */

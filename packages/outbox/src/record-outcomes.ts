@@ -11,10 +11,10 @@ import type pg from "pg";
 import { nackDeferralMs, nextRetryDelayMs } from "./backoff.ts";
 import type { ClaimStrategy } from "./claim.ts";
 import type { HealthGate } from "./health-gate.ts";
+import type { MarkQueue } from "./mark-queue.ts";
 import type { OutboxMetrics, RelayPath } from "./metrics.ts";
 import { tracePublish } from "./publish-spans.ts";
 import { firstIds, type RelayConfig, type RelayFaults, rowFields } from "./relay-config.ts";
-import { markSent } from "./sql/mark-sent.ts";
 import { recordRefusal } from "./sql/record-refusal.ts";
 import { releaseClaims } from "./sql/release-claims.ts";
 import { toMessage } from "./to-message.ts";
@@ -30,9 +30,15 @@ export interface RelayParts {
   claim: ClaimStrategy;
   faults: RelayFaults | undefined;
   gate: HealthGate;
+  /** markSent for confirmed rows, coalesced (mark-queue.ts); retried through a short database blip. */
+  marks: MarkQueue;
 }
 
-async function retryDb<T>(p: RelayParts, what: string, fn: () => Promise<T>): Promise<T> {
+export async function retryDb<T>(
+  p: Pick<RelayParts, "cfg" | "log">,
+  what: string,
+  fn: () => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
@@ -46,10 +52,7 @@ async function retryDb<T>(p: RelayParts, what: string, fn: () => Promise<T>): Pr
 
 async function recordConfirmed(p: RelayParts, confirmed: ClaimedRow[], path: "fast" | "sweep") {
   const now = Date.now();
-  // The broker has these: retry the mark through a short database blip rather than leave them to the
-  // lease expiry, which would publish them a second time.
-  const ids = confirmed.map((r) => r.id);
-  await retryDb(p, "mark_sent", () => markSent(p.pool, ids, p.cfg.doneOnConfirm));
+  await p.marks.mark(confirmed.map((r) => r.id));
   p.metrics?.sent.inc(confirmed.length);
   for (const r of confirmed) p.metrics?.timeInOutbox.observe((now - r.createdAt.getTime()) / 1000);
   p.log.debug({ path, count: confirmed.length, messageIds: firstIds(confirmed) }, "relay.sent");

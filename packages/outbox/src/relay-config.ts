@@ -66,6 +66,13 @@ export interface Relay {
   stop(timeoutMs?: number): Promise<void>;
   /** The after-commit fast path. Never throws; the sweep covers whatever it does not publish. */
   afterCommit(messageIds: string[]): void;
+  /**
+   * How long a writer may lease the rows it inserts for this relay's fast path (insertLeasedRows);
+   * undefined when its claim strategy takes more than a lease (the writer hands over ids instead).
+   */
+  readonly insertLeaseMs: number | undefined;
+  /** The after-commit fast path for rows leased at insert. Never throws; what it does not publish is released. */
+  publishLeased(rows: ClaimedRow[]): void;
   /** Cuts the sweep's wait short. */
   wake(): void;
   /** One sweep step: claims and publishes one batch; returns how many rows it claimed. */

@@ -9,9 +9,19 @@ import type pg from "pg";
 import { type ClaimStrategy, leasedClaim } from "./claim.ts";
 import { createFastPath } from "./fast-path.ts";
 import { createHealthGate } from "./health-gate.ts";
+import { createMarkQueue } from "./mark-queue.ts";
 import type { OutboxMetrics } from "./metrics.ts";
-import { publishAndRecord, type RelayParts } from "./record-outcomes.ts";
-import { DEFAULT_RELAY_CONFIG, type Relay, type RelayConfig, type RelayFaults } from "./relay-config.ts";
+import { publishAndRecord, type RelayParts, retryDb } from "./record-outcomes.ts";
+import {
+  DEFAULT_RELAY_CONFIG,
+  firstIds,
+  type Relay,
+  type RelayConfig,
+  type RelayFaults,
+} from "./relay-config.ts";
+import { markSent } from "./sql/mark-sent.ts";
+import { releaseClaims } from "./sql/release-claims.ts";
+import type { ClaimedRow } from "./types.ts";
 
 export { DEFAULT_RELAY_CONFIG, type Relay, type RelayConfig, type RelayFaults } from "./relay-config.ts";
 
@@ -74,6 +84,11 @@ export function createRelay(deps: RelayDeps): Relay {
     claim: deps.claim ?? leasedClaim,
     faults: deps.faults,
     gate: createHealthGate(cfg, log, deps.metrics),
+    // The broker has these rows: the mark is retried through a short database blip rather than left to
+    // the lease expiry, which would publish them a second time.
+    marks: createMarkQueue((ids) =>
+      retryDb({ cfg, log }, "mark_sent", () => markSent(deps.pool, ids, cfg.doneOnConfirm)),
+    ),
   };
   let running = false;
   let loopDone: Promise<void> | undefined;
@@ -96,6 +111,22 @@ export function createRelay(deps: RelayDeps): Relay {
     });
   const fastPath = createFastPath(p, () => running, track);
   const sweep = () => sweepOnce(p, track);
+  // Leased rows nobody will publish now: released, so the sweep takes them at once rather than after
+  // the lease. If that fails too, the lease expires and the sweep takes them then.
+  const release = (rows: ClaimedRow[]) => {
+    if (rows.length === 0) return Promise.resolve();
+    return releaseClaims(
+      p.pool,
+      rows.map((r) => r.id),
+    )
+      .then(() => wakeUp?.())
+      .catch((e) =>
+        log.warn(
+          { error: (e as Error).message, count: rows.length, messageIds: firstIds(rows) },
+          "relay.release_failed",
+        ),
+      );
+  };
   return {
     start() {
       if (running) return;
@@ -105,13 +136,20 @@ export function createRelay(deps: RelayDeps): Relay {
     async stop(timeoutMs = 15_000) {
       running = false;
       wakeUp?.();
-      const drained = Promise.all([loopDone, ...inFlightBatches]).catch(() => {});
+      const released = release(fastPath.takeBackLeased());
+      const drained = Promise.all([loopDone, released, ...inFlightBatches]).catch(() => {});
       await Promise.race([drained, new Promise((r) => setTimeout(r, timeoutMs).unref?.())]);
     },
     afterCommit(messageIds) {
       if (!running || messageIds.length === 0) return;
       const healthy = p.gate.isOpen() && !p.gate.suspect() && p.publisher.isConnected();
       if (!healthy || !fastPath.offer(messageIds)) wakeUp?.();
+    },
+    insertLeaseMs: p.claim.leaseAtInsert ? cfg.leaseMs : undefined,
+    publishLeased(rows) {
+      if (rows.length === 0) return;
+      const healthy = running && p.gate.isOpen() && !p.gate.suspect() && p.publisher.isConnected();
+      if (!healthy || !fastPath.offerLeased(rows)) void track(release(rows));
     },
     wake: () => wakeUp?.(),
     sweepOnce: sweep,

@@ -1,30 +1,44 @@
-// The consumer's outbox writes, held for the end of its transaction: a batch of 50 deliveries writes its
-// 50 replies in one INSERT instead of 50. Each row is prepared when the step enqueues it (its message id
-// fixed, the delivery's trace context captured), and inserted before the commit, so the rows still
-// commit or roll back with the business writes. After the commit their ids go to the relay's fast path,
-// as a POST's do (withOutbox): one claim and one publish window for the whole batch's replies.
+// A transaction's outbox writes, held for its end: a consumer batch of 50 deliveries writes its 50 replies
+// in one INSERT instead of 50, and a POST its event with the same statement. Each row is prepared when
+// the step enqueues it (its message id fixed, the writer's trace context captured), and inserted before
+// the commit, so the rows still commit or roll back with the business writes. When the relay's claim is
+// a lease, the rows are inserted already leased to its fast path, which publishes them after the commit
+// without claiming them (one statement fewer per commit); otherwise their ids go to the fast path, which
+// claims them. Either way one publish window carries a whole batch's replies.
 import type { RunTransaction, SqlTx } from "@orderflow/db";
-import { enqueue, insertOutboxRows, type OutboxEvent, type OutboxRow, outboxRow } from "@orderflow/outbox";
+import {
+  enqueue,
+  insertLeasedRows,
+  insertOutboxRows,
+  type OutboxEvent,
+  type OutboxRow,
+  outboxRow,
+  type Relay,
+} from "@orderflow/outbox";
 
 export function bufferedOutbox<Tx extends SqlTx>(
   run: RunTransaction<Tx>,
-  afterCommit: (messageIds: string[]) => void,
+  relay: Pick<Relay, "afterCommit" | "insertLeaseMs" | "publishLeased">,
 ) {
   const held = new WeakMap<Tx, OutboxRow[]>();
   const transaction: RunTransaction<Tx> = async (fn) => {
     let rows: OutboxRow[] = [];
+    const leaseMs = relay.insertLeaseMs;
+    let leased: Awaited<ReturnType<typeof insertLeasedRows>> = [];
     const result = await run(async (tx) => {
       rows = []; // a retried transaction starts over
       held.set(tx, rows);
       try {
         const r = await fn(tx);
-        await insertOutboxRows(tx, rows);
+        if (leaseMs === undefined) await insertOutboxRows(tx, rows);
+        else leased = await insertLeasedRows(tx, rows, leaseMs);
         return r;
       } finally {
         held.delete(tx);
       }
     });
-    if (rows.length > 0) afterCommit(rows.map((r) => r.messageId));
+    if (leased.length > 0) relay.publishLeased(leased);
+    else if (rows.length > 0) relay.afterCommit(rows.map((r) => r.messageId));
     return result;
   };
   const write = (tx: Tx, event: OutboxEvent): Promise<string> => {

@@ -81,7 +81,7 @@ export async function startServiceRuntime<Tx extends SqlTx>(
   // keeps writing them its way, and each commit wakes the sweep instead.
   const consumerOutbox = parts.enqueue
     ? { transaction: opts.consumerTransaction, write, onCommitted: () => fastPath.relay.wake() }
-    : bufferedOutbox(opts.consumerTransaction, (ids) => fastPath.relay.afterCommit(ids));
+    : bufferedOutbox(opts.consumerTransaction, fastPath.relay);
   const consuming = await startServiceConsumer<SqlTx>({
     ...opts,
     handlers: bindSteps({ ...opts.subscriptions, ...parts.steps }, consumerOutbox.write),
@@ -99,15 +99,26 @@ export async function startServiceRuntime<Tx extends SqlTx>(
     ...("onCommitted" in consumerOutbox ? { onCommitted: consumerOutbox.onCommitted } : {}),
   });
 
+  // The HTTP routes' transactions write their events as the consumer's do (one insert, leased to the fast
+  // path); a service composed with another way of writing events writes them its way, ids to the fast path.
+  function httpOutbox<T extends SqlTx>(run: RunTransaction<T>) {
+    if (parts.enqueue) {
+      const own = write;
+      return <R>(work: (tx: T, enqueue: Enqueue) => Promise<R>) =>
+        withOutbox(run, (ids) => fastPath.relay.afterCommit(ids), work, own);
+    }
+    const out = bufferedOutbox(run, fastPath.relay);
+    return <R>(work: (tx: T, enqueue: Enqueue) => Promise<R>) =>
+      out.transaction((tx) => work(tx, (event) => out.write(tx, event)));
+  }
+
   let shuttingDown: Promise<void> | undefined;
   return {
     metrics,
     relay: fastPath.relay,
     consumer: consuming.consumer,
-    inTransaction: (work) =>
-      withOutbox(opts.transaction, (ids) => fastPath.relay.afterCommit(ids), work, write),
-    inSqlTransaction: (work) =>
-      withOutbox(opts.sqlTransaction, (ids) => fastPath.relay.afterCommit(ids), work, write),
+    inTransaction: httpOutbox(opts.transaction),
+    inSqlTransaction: httpOutbox(opts.sqlTransaction),
     readiness: {
       database: fastPath.ping,
       broker: async () => consuming.isConnected() && fastPath.isConnected(),
