@@ -10,8 +10,8 @@ import { type ConfirmPublisher, PUBLISH_REASONS, type PublishOutcome } from "@or
 import type pg from "pg";
 import { nackDeferralMs, nextRetryDelayMs } from "./backoff.ts";
 import type { ClaimStrategy } from "./claim.ts";
+import type { Coalesced } from "./coalesced.ts";
 import type { HealthGate } from "./health-gate.ts";
-import type { MarkQueue } from "./mark-queue.ts";
 import type { OutboxMetrics, RelayPath } from "./metrics.ts";
 import { tracePublish } from "./publish-spans.ts";
 import { firstIds, type RelayConfig, type RelayFaults, rowFields } from "./relay-config.ts";
@@ -30,8 +30,8 @@ export interface RelayParts {
   claim: ClaimStrategy;
   faults: RelayFaults | undefined;
   gate: HealthGate;
-  /** markSent for confirmed rows, coalesced (mark-queue.ts); retried through a short database blip. */
-  marks: MarkQueue;
+  /** markSent for confirmed rows, coalesced (coalesced.ts); retried through a short database blip. */
+  marks: Coalesced;
 }
 
 export async function retryDb<T>(
@@ -52,7 +52,7 @@ export async function retryDb<T>(
 
 async function recordConfirmed(p: RelayParts, confirmed: ClaimedRow[], path: "fast" | "sweep") {
   const now = Date.now();
-  await p.marks.mark(confirmed.map((r) => r.id));
+  await p.marks.run(confirmed.map((r) => r.id));
   p.metrics?.sent.inc(confirmed.length);
   for (const r of confirmed) p.metrics?.timeInOutbox.observe((now - r.createdAt.getTime()) / 1000);
   p.log.debug({ path, count: confirmed.length, messageIds: firstIds(confirmed) }, "relay.sent");

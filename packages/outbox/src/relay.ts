@@ -7,9 +7,9 @@ import { type Logger, silentLogger } from "@orderflow/logging";
 import type { ConfirmPublisher } from "@orderflow/messaging";
 import type pg from "pg";
 import { type ClaimStrategy, leasedClaim } from "./claim.ts";
+import { coalesced } from "./coalesced.ts";
 import { createFastPath } from "./fast-path.ts";
 import { createHealthGate } from "./health-gate.ts";
-import { createMarkQueue } from "./mark-queue.ts";
 import type { OutboxMetrics } from "./metrics.ts";
 import { publishAndRecord, type RelayParts, retryDb } from "./record-outcomes.ts";
 import {
@@ -86,7 +86,7 @@ export function createRelay(deps: RelayDeps): Relay {
     gate: createHealthGate(cfg, log, deps.metrics),
     // The broker has these rows: the mark is retried through a short database blip rather than left to
     // the lease expiry, which would publish them a second time.
-    marks: createMarkQueue((ids) =>
+    marks: coalesced((ids) =>
       retryDb({ cfg, log }, "mark_sent", () => markSent(deps.pool, ids, cfg.doneOnConfirm)),
     ),
   };
@@ -113,12 +113,11 @@ export function createRelay(deps: RelayDeps): Relay {
   const sweep = () => sweepOnce(p, track);
   // Leased rows nobody will publish now: released, so the sweep takes them at once rather than after
   // the lease. If that fails too, the lease expires and the sweep takes them then.
+  const releases = coalesced((ids) => releaseClaims(p.pool, ids));
   const release = (rows: ClaimedRow[]) => {
     if (rows.length === 0) return Promise.resolve();
-    return releaseClaims(
-      p.pool,
-      rows.map((r) => r.id),
-    )
+    return releases
+      .run(rows.map((r) => r.id))
       .then(() => wakeUp?.())
       .catch((e) =>
         log.warn(

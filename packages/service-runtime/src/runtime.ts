@@ -102,11 +102,9 @@ export async function startServiceRuntime<Tx extends SqlTx>(
   // The HTTP routes' transactions write their events as the consumer's do (one insert, leased to the fast
   // path); a service composed with another way of writing events writes them its way, ids to the fast path.
   function httpOutbox<T extends SqlTx>(run: RunTransaction<T>) {
-    if (parts.enqueue) {
-      const own = write;
+    if (parts.enqueue)
       return <R>(work: (tx: T, enqueue: Enqueue) => Promise<R>) =>
-        withOutbox(run, (ids) => fastPath.relay.afterCommit(ids), work, own);
-    }
+        withOutbox(run, (ids) => fastPath.relay.afterCommit(ids), work, write);
     const out = bufferedOutbox(run, fastPath.relay);
     return <R>(work: (tx: T, enqueue: Enqueue) => Promise<R>) =>
       out.transaction((tx) => work(tx, (event) => out.write(tx, event)));

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { createMarkQueue } from "../src/mark-queue.ts";
+import { coalesced } from "../src/coalesced.ts";
 
-/** A markAll whose calls the test finishes one by one. */
-function manualMarks() {
+/** A statement whose calls the test finishes one by one. */
+function manualStatement() {
   const calls: { ids: string[]; finish: (e?: Error) => void }[] = [];
-  const markAll = (ids: string[]) =>
+  const statement = (ids: string[]) =>
     new Promise<void>((resolve, reject) => {
       calls.push({ ids, finish: (e) => (e ? reject(e) : resolve()) });
     });
-  return { calls, markAll };
+  return { calls, statement };
 }
 
 const settled = async (p: Promise<unknown>) => {
@@ -21,13 +21,13 @@ const settled = async (p: Promise<unknown>) => {
   return state;
 };
 
-describe("the mark queue", () => {
-  it("marks that arrive while one is in flight go together in the next statement", async () => {
-    const { calls, markAll } = manualMarks();
-    const q = createMarkQueue(markAll);
-    const a = q.mark(["1"]);
-    const b = q.mark(["2", "3"]);
-    const c = q.mark(["4"]);
+describe("coalesced bookkeeping statements", () => {
+  it("ids that arrive while a statement runs go together in the next one", async () => {
+    const { calls, statement } = manualStatement();
+    const q = coalesced(statement);
+    const a = q.run(["1"]);
+    const b = q.run(["2", "3"]);
+    const c = q.run(["4"]);
     expect(calls.map((x) => x.ids)).toEqual([["1"]]);
     calls[0]?.finish();
     expect(await settled(a)).toBe("resolved");
@@ -39,17 +39,17 @@ describe("the mark queue", () => {
     expect(await settled(c)).toBe("resolved");
   });
 
-  it("a failed statement rejects exactly the marks it carried, and the queue goes on", async () => {
-    const { calls, markAll } = manualMarks();
-    const q = createMarkQueue(markAll);
-    const a = q.mark(["1"]);
-    const b = q.mark(["2"]);
+  it("a failed statement rejects exactly the callers it carried, and the next ones still run", async () => {
+    const { calls, statement } = manualStatement();
+    const q = coalesced(statement);
+    const a = q.run(["1"]);
+    const b = q.run(["2"]);
     calls[0]?.finish(new Error("database gone"));
     await expect(a).rejects.toThrow("database gone");
     expect(await settled(b)).toBe("pending");
     calls[1]?.finish();
     await expect(b).resolves.toBeUndefined();
-    const c = q.mark(["3"]);
+    const c = q.run(["3"]);
     expect(calls.map((x) => x.ids)).toEqual([["1"], ["2"], ["3"]]);
     calls[2]?.finish();
     await expect(c).resolves.toBeUndefined();
