@@ -44,19 +44,21 @@ const INSERT_ROWS = `
 INSERT INTO outbox (message_id, event_type, aggregate_type, aggregate_id, payload, schema_version, headers)
 SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::int[], $7::jsonb[])`;
 
+/** The rows as the inserts' seven column arrays ($1..$7). */
+const columns = (rows: readonly OutboxRow[]) => [
+  rows.map((r) => r.messageId),
+  rows.map((r) => r.eventType),
+  rows.map((r) => r.aggregateType),
+  rows.map((r) => r.aggregateId),
+  rows.map((r) => r.payload),
+  rows.map((r) => r.schemaVersion),
+  rows.map((r) => JSON.stringify(r.headers)),
+];
+
 /** Inserts prepared rows inside `tx`, in one statement. */
 export async function insertOutboxRows(tx: SqlTx, rows: readonly OutboxRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await tx.$executeRawUnsafe(
-    INSERT_ROWS,
-    rows.map((r) => r.messageId),
-    rows.map((r) => r.eventType),
-    rows.map((r) => r.aggregateType),
-    rows.map((r) => r.aggregateId),
-    rows.map((r) => r.payload),
-    rows.map((r) => r.schemaVersion),
-    rows.map((r) => JSON.stringify(r.headers)),
-  );
+  await tx.$executeRawUnsafe(INSERT_ROWS, ...columns(rows));
 }
 
 // The same insert with the fast path's lease already taken (next_attempt_at past the lease, as a claim
@@ -83,16 +85,11 @@ export async function insertLeasedRows(
   if (rows.length === 0) return [];
   const inserted = await tx.$queryRawUnsafe<{ id: string; message_id: string; created_at: Date }[]>(
     INSERT_LEASED,
-    rows.map((r) => r.messageId),
-    rows.map((r) => r.eventType),
-    rows.map((r) => r.aggregateType),
-    rows.map((r) => r.aggregateId),
-    rows.map((r) => r.payload),
-    rows.map((r) => r.schemaVersion),
-    rows.map((r) => JSON.stringify(r.headers)),
+    ...columns(rows),
     leaseMs,
   );
-  const byMessageId = new Map(rows.map((r) => [r.messageId, r]));
+  // PostgreSQL answers uuids in lower case, whatever case the caller's message id had.
+  const byMessageId = new Map(rows.map((r) => [r.messageId.toLowerCase(), r]));
   return inserted
     .map((i) => {
       const r = byMessageId.get(i.message_id) as OutboxRow;

@@ -7,6 +7,7 @@
 // claims them. Either way one publish window carries a whole batch's replies.
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import {
+  type ClaimedRow,
   enqueue,
   insertLeasedRows,
   insertOutboxRows,
@@ -24,9 +25,10 @@ export function bufferedOutbox<Tx extends SqlTx>(
   const transaction: RunTransaction<Tx> = async (fn) => {
     let rows: OutboxRow[] = [];
     const leaseMs = relay.insertLeaseMs;
-    let leased: Awaited<ReturnType<typeof insertLeasedRows>> = [];
+    let leased: ClaimedRow[] = [];
     const result = await run(async (tx) => {
       rows = []; // a retried transaction starts over
+      leased = [];
       held.set(tx, rows);
       try {
         const r = await fn(tx);
