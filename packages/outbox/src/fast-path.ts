@@ -1,8 +1,8 @@
-// The after-commit fast path: a transaction's rows are claimed by id and published right after its
-// commit, without waiting for the sweep. Commits that arrive while every fast-path slot is busy wait here
-// and leave together as one claim and one publish window, so under load the fast path batches instead of
-// publishing row by row. Rows written already leased (insertLeasedRows) skip the claim. Bounded: past the
-// bound the rows are just as safe in the table, and the sweep takes them in batches.
+// The after-commit fast path: a transaction's rows are published right after its commit, without waiting
+// for the sweep: claimed by id first, or not at all when they were inserted already leased
+// (insertLeasedRows). Commits that arrive while every fast-path slot is busy wait here and leave together
+// as one publish window, so under load the fast path batches instead of publishing row by row. Bounded:
+// past the bound the rows are just as safe in the table, and the sweep takes them in batches.
 import { publishAndRecord, type RelayParts } from "./record-outcomes.ts";
 import type { ClaimedRow } from "./types.ts";
 

@@ -110,6 +110,8 @@ export function createRelay(deps: RelayDeps): Relay {
       wakeUp = done;
     });
   const fastPath = createFastPath(p, () => running, track);
+  // Both fast-path doors check the same: running, the gate open and not probing, the publisher connected.
+  const fastPathOpen = () => running && p.gate.isOpen() && !p.gate.suspect() && p.publisher.isConnected();
   const sweep = () => sweepOnce(p, track);
   // Leased rows nobody will publish now: released, so the sweep takes them at once rather than after
   // the lease. If that fails too, the lease expires and the sweep takes them then.
@@ -141,14 +143,12 @@ export function createRelay(deps: RelayDeps): Relay {
     },
     afterCommit(messageIds) {
       if (!running || messageIds.length === 0) return;
-      const healthy = p.gate.isOpen() && !p.gate.suspect() && p.publisher.isConnected();
-      if (!healthy || !fastPath.offer(messageIds)) wakeUp?.();
+      if (!fastPathOpen() || !fastPath.offer(messageIds)) wakeUp?.();
     },
     insertLeaseMs: p.claim.leaseAtInsert ? cfg.leaseMs : undefined,
     publishLeased(rows) {
       if (rows.length === 0) return;
-      const healthy = running && p.gate.isOpen() && !p.gate.suspect() && p.publisher.isConnected();
-      if (!healthy || !fastPath.offerLeased(rows)) void track(release(rows));
+      if (!fastPathOpen() || !fastPath.offerLeased(rows)) void track(release(rows));
     },
     wake: () => wakeUp?.(),
     sweepOnce: sweep,

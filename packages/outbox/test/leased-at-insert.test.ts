@@ -77,14 +77,13 @@ describe("rows written already leased to the fast path", () => {
     }
   });
 
-  it("a claim strategy that is more than a lease gets ids to claim instead (no lease at insert)", async () => {
+  it("a claim strategy that is more than a lease offers writers no insert lease", async () => {
     const publisher = orderPublisher();
-    const { claim } = countingClaim();
     const relay = createRelay({
       log: silentLogger,
       pool: db.pool,
       publisher,
-      claim: { ...claim, leaseAtInsert: false },
+      claim: { ...leasedClaim, leaseAtInsert: false },
     });
     try {
       expect(relay.insertLeaseMs).toBeUndefined();
