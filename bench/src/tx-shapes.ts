@@ -18,7 +18,7 @@ import {
   MIGRATIONS_DIR as ORDER_MIGRATIONS,
   type Tx as OrderTx,
 } from "@orderflow/order";
-import { enqueue, withOutbox } from "@orderflow/outbox";
+import { enqueue, markDone, withOutbox } from "@orderflow/outbox";
 import {
   createDb as createPointsDb,
   MIGRATIONS_DIR as POINTS_MIGRATIONS,
@@ -328,7 +328,11 @@ export const inventoryShape: BatchableShape = {
     const apply = async (tx: InventoryTx, e: CreatedEvent) => {
       // The consumer's transaction: inbox claim, then the service's step, same tx.
       await claimInbox(tx, "inventory", e.envelope.messageId, e.type);
-      await reserve(e as Parameters<typeof reserve>[0], { tx, enqueue: (ev) => enqueue(tx, ev) });
+      await reserve(e as Parameters<typeof reserve>[0], {
+        tx,
+        enqueue: (ev) => enqueue(tx, ev),
+        markDone: (c, a) => markDone(tx, c, a).then(() => {}),
+      });
     };
     return {
       async run() {
@@ -393,7 +397,11 @@ export const pointsShape: TxShape = {
         const e = confirmedEvent();
         await db.$transaction(async (tx) => {
           await claimInbox(tx, "points", e.envelope.messageId, e.type);
-          await grant(e as Parameters<typeof grant>[0], { tx, enqueue: (ev) => enqueue(tx, ev) });
+          await grant(e as Parameters<typeof grant>[0], {
+            tx,
+            enqueue: (ev) => enqueue(tx, ev),
+            markDone: (c, a) => markDone(tx, c, a).then(() => {}),
+          });
         });
       },
       close: () => db.$disconnect(),

@@ -72,8 +72,10 @@ function nodeEnv(d: RabbitDeps, n: BrokerNodeLayout): NodeJS.ProcessEnv {
     // One scheduler per node: the three nodes share the machine with the database and the services, and
     // two schedulers each only made them wake and steal work from one another (pnpm bench, issue 11: the
     // broker's CPU per order 5.6 -> 4.6 ms at 125 orders/s, idle 31 -> 25 ms/s). Dirty I/O schedulers
-    // (the Raft WAL's fsync) are unchanged.
-    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 1:1 -kernel inet_dist_use_interface {127,0,0,1}",
+    // (the Raft WAL's fsync) are unchanged. Unbound (+sbt u): RabbitMQ's default bind type (+stbt db)
+    // pins each node's first scheduler to the first core, so with one scheduler each all three nodes ran
+    // on core 0 alone, a Raft round waiting on three processes taking turns on one core.
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 1:1 +sbt u -kernel inet_dist_use_interface {127,0,0,1}",
     ERL_CRASH_DUMP: path.join(n.dir, "erl_crash.dump"),
   };
 }

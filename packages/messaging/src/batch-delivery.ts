@@ -1,13 +1,16 @@
 // Several deliveries, one transaction: what the prefetch holds when a transaction slot frees up is
-// applied together (one inbox insert for the batch, the handlers in delivery order, one commit), then
-// acked together. A failure anywhere in the batch rolls it all back and splits it: each message is then
-// applied alone, in delivery order, so only the failing one goes to its retry tier or the parking lot
-// and the others commit as if they had come one by one. Messages for one order keep their order: a
-// cancel delivered behind its create is applied behind it, in the batch or after the split.
+// applied together (one inbox insert for the batch; the handlers in delivery order, or, for types with a
+// set-based handler, grouped as batch-plan.ts allows; one commit), then acked together. A failure
+// anywhere in the batch rolls it all back and splits it: each message is then applied alone, in
+// delivery order, so only the failing one goes to its retry tier or the parking lot and the others
+// commit as if they had come one by one. Messages for one order keep their order: a cancel delivered
+// behind its create is applied behind it, in the batch or after the split.
+import type { EventType } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
 import type { Channel, ConsumeMessage } from "amqplib";
+import { batchPlan } from "./batch-plan.ts";
 import { type ConsumerSpan, openConsumerSpan } from "./consumer-span.ts";
-import type { BatchStats } from "./consumer-types.ts";
+import type { BatchHandler, BatchStats } from "./consumer-types.ts";
 import {
   type Applied,
   applyAlone,
@@ -48,22 +51,58 @@ async function claimAll(inbox: Inbox, tx: SqlTx, consumer: string, entries: Inbo
   });
 }
 
+const AGGREGATE_HEADER = "x-aggregate-id";
+
+const aggregateOf = (ev: { headers: Record<string, unknown> }): string | undefined => {
+  const v = ev.headers[AGGREGATE_HEADER];
+  return typeof v === "string" && v.length > 0 ? v : undefined;
+};
+
 async function applyTogether<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, items: Item<Tx>[]): Promise<Done[]> {
   return deps.transaction(async (tx) => {
     const entries = items.map((i) => ({ key: i.key, messageType: i.ev.type, contentHash: i.ev.contentHash }));
     const first = await claimAll(deps.inbox, tx, deps.consumerName, entries);
-    const out: Done[] = [];
+    const out: Done[] = new Array(items.length);
+    const fresh: number[] = [];
     for (const [n, item] of items.entries()) {
-      if (!first[n]) {
-        const prior = await deps.inbox.recorded(tx, deps.consumerName, item.key);
-        out.push({ ok: true, dup: true, appliedHash: prior?.contentHash ?? null });
+      if (first[n]) {
+        fresh.push(n);
         continue;
       }
-      // Within its own span: the handler's statements and the outbox rows it writes join its order's trace.
-      const r = await item.entry.span.run(() =>
-        item.handler(item.ev as Parameters<typeof item.handler>[0], tx),
-      );
-      out.push({ ok: true, dup: false, result: r ?? undefined });
+      const prior = await deps.inbox.recorded(tx, deps.consumerName, item.key);
+      out[n] = { ok: true, dup: true, appliedHash: prior?.contentHash ?? null };
+    }
+    const plan = batchPlan(
+      fresh.map((n) => {
+        const item = items[n] as Item<Tx>;
+        return {
+          type: item.ev.type,
+          key: aggregateOf(item.ev),
+          batchable: !!deps.batchHandlers[item.ev.type],
+        };
+      }),
+    );
+    for (const group of plan) {
+      const members = group.map((g) => fresh[g] as number);
+      const firstItem = items[members[0] as number] as Item<Tx>;
+      const many = deps.batchHandlers[firstItem.ev.type] as BatchHandler<EventType, Tx> | undefined;
+      if (members.length > 1 && many) {
+        const events = members.map((n) => (items[n] as Item<Tx>).ev) as Parameters<typeof many>[0];
+        const within = <R>(i: number, fn: () => R): R =>
+          (items[members[i] as number] as Item<Tx>).entry.span.run(fn);
+        const results = await many(events, tx, within);
+        for (const [i, n] of members.entries())
+          out[n] = { ok: true, dup: false, result: results[i] ?? undefined };
+        continue;
+      }
+      for (const n of members) {
+        const item = items[n] as Item<Tx>;
+        // Within its own span: the handler's statements and the outbox rows it writes join its order's trace.
+        const r = await item.entry.span.run(() =>
+          item.handler(item.ev as Parameters<typeof item.handler>[0], tx),
+        );
+        out[n] = { ok: true, dup: false, result: r ?? undefined };
+      }
     }
     return out;
   });

@@ -25,6 +25,21 @@ export type Handler<T extends EventType, Tx extends SqlTx = SqlTx> = (
 
 export type Handlers<Tx extends SqlTx = SqlTx> = { [T in EventType]?: Handler<T, Tx> };
 
+/**
+ * Handles several events of one type, each about another aggregate, inside one transaction (set-based
+ * statements: one round trip for all of them instead of one or two each). Returns what the type's
+ * Handler would have returned for each event, in the same order. `within(i, fn)` runs fn in event i's
+ * span, so what the handler writes for event i (an outbox row's trace context) joins event i's trace.
+ */
+export type BatchHandler<T extends EventType, Tx extends SqlTx = SqlTx> = (
+  events: (InboundEvent<EventPayload<T>> & { type: T })[],
+  tx: Tx,
+  within: <R>(i: number, fn: () => R) => R,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing is a plain "done"
+) => Promise<(HandlerResult | void)[]>;
+
+export type BatchHandlers<Tx extends SqlTx = SqlTx> = { [T in EventType]?: BatchHandler<T, Tx> };
+
 export type Outcome =
   | {
       kind:
@@ -64,6 +79,11 @@ export interface ConsumerOptions<Tx extends SqlTx = SqlTx> {
   /** Inbox key part: stable per logical consumer, shared by its instances. */
   consumerName: string;
   handlers: Handlers<Tx>;
+  /**
+   * Set-based versions of some handlers, used inside a batch for the events of their type (batch-plan.ts
+   * says which run together); a message applied alone, or after a split, goes through `handlers`.
+   */
+  batchHandlers?: BatchHandlers<Tx>;
   /** Opens the transaction each handler runs in (with the inbox claim). */
   transaction: RunTransaction<Tx>;
   retention: RetentionConfig;

@@ -23,6 +23,8 @@ import { startWatchdog } from "./watchdog.ts";
 
 export type {
   AckMode,
+  BatchHandler,
+  BatchHandlers,
   Consumer,
   ConsumerFaults,
   ConsumerHealth,
@@ -93,6 +95,7 @@ function deliveryDeps<Tx extends SqlTx>(
     queue,
     consumerName,
     handlers: opts.handlers,
+    batchHandlers: opts.batchHandlers ?? {},
     transaction: opts.transaction,
     dedupCache: opts.dedupCache,
     dedupKey: opts.dedupKey ?? ((ev) => ev.envelope.messageId),

@@ -6,7 +6,7 @@ import { isDataError, type RunTransaction, type SqlTx } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import type { Channel, ConsumeMessage } from "amqplib";
 import { openConsumerSpan } from "./consumer-span.ts";
-import type { Handler, HandlerResult, Handlers, Outcome } from "./consumer-types.ts";
+import type { BatchHandlers, Handler, HandlerResult, Handlers, Outcome } from "./consumer-types.ts";
 import type { DedupCache } from "./dedup-cache.ts";
 import { type InboundEvent, readInbound } from "./inbound.ts";
 import type { Inbox } from "./inbox.ts";
@@ -17,6 +17,7 @@ export interface DeliveryDeps<Tx extends SqlTx> {
   queue: string;
   consumerName: string;
   handlers: Handlers<Tx>;
+  batchHandlers: BatchHandlers<Tx>;
   transaction: RunTransaction<Tx>;
   dedupCache: DedupCache | undefined;
   dedupKey: (event: InboundEvent) => string;

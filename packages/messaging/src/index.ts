@@ -11,6 +11,8 @@ export {
 } from "./connection.ts";
 export {
   type AckMode,
+  type BatchHandler,
+  type BatchHandlers,
   type Consumer,
   type ConsumerFaults,
   type ConsumerHealth,

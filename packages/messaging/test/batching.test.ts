@@ -1,8 +1,11 @@
 // Batches: what the prefetch holds is applied several messages per transaction, acked with `multiple`,
 // and a failure in a batch is split so that only the failing message is retried.
+
+import { randomUUID } from "node:crypto";
+import { amqpProperties } from "@orderflow/contracts";
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import { describe, expect, it } from "vitest";
-import { type Handlers, TransientError } from "../src/index.ts";
+import { type BatchHandlers, type Handlers, TransientError } from "../src/index.ts";
 import { effectHandlers, startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { recordEffect } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
@@ -139,6 +142,83 @@ describe("consumer batches", () => {
     });
     for (const orderId of orders)
       expect(applied.indexOf(`created:${orderId}`)).toBeLessThan(applied.indexOf(`cancelled:${orderId}`));
+  });
+
+  it("set-based handlers apply a batch's events of one type in one call, each order's messages still in order", async () => {
+    const applied: string[] = [];
+    const calls: number[] = [];
+    const record = async (ev: { envelope: { messageId: string }; payload: { orderId: string } }, tx: SqlTx) =>
+      recordEffect(tx, "batch-many", ev.envelope.messageId, ev.payload.orderId);
+    const one: Handlers = {
+      "order.created": async (ev, tx) => {
+        applied.push(`created:${ev.payload.orderId}`);
+        await record(ev, tx);
+      },
+      "order.cancelled": async (ev, tx) => {
+        applied.push(`cancelled:${ev.payload.orderId}`);
+        await record(ev, tx);
+      },
+    };
+    const batchHandlers: BatchHandlers = {
+      "order.created": async (events, tx) => {
+        calls.push(events.length);
+        for (const ev of events) {
+          applied.push(`created:${ev.payload.orderId}`);
+          await record(ev, tx);
+        }
+        return events.map(() => undefined);
+      },
+      "order.cancelled": async (events, tx) => {
+        calls.push(events.length);
+        for (const ev of events) {
+          applied.push(`cancelled:${ev.payload.orderId}`);
+          await record(ev, tx);
+        }
+        return events.map(() => undefined);
+      },
+    };
+    // As the outbox publishes them: each message names its aggregate, which is what keeps an order's
+    // cancel behind its create when the batch is grouped by type.
+    const ids: string[] = [];
+    const orders = Array.from({ length: 20 }, (_, i) => `o-many-${i}`);
+    for (const orderId of orders) {
+      for (const [type, payload] of [
+        ["order.created", buildOrderCreated({ orderId })],
+        ["order.cancelled", { orderId, customerId: "c-1", reason: "customer", wasConfirmed: false }],
+      ] as const) {
+        const messageId = randomUUID();
+        const props = amqpProperties({
+          messageId,
+          type,
+          schemaVersion: 1,
+          correlationId: messageId,
+          causationId: messageId,
+        });
+        await suite.broker.publishRaw(type, JSON.stringify(payload), {
+          ...props,
+          headers: { ...props.headers, "x-aggregate-id": orderId },
+        });
+        ids.push(messageId);
+      }
+    }
+    const c = await startTestConsumer(s, suite.db, {
+      consumerName: "batch-many",
+      handlers: one,
+      batchHandlers,
+      batchSize: 25,
+      concurrency: 1,
+    });
+    running.push(c);
+    await waitFor("all applied", () => c.outcomes.filter((o) => o.kind === "done").length >= ids.length, {
+      timeoutMs: 30_000,
+    });
+    // Set-based calls took several events each: fewer handler calls than messages.
+    expect(Math.max(...calls)).toBeGreaterThan(1);
+    expect(calls.length).toBeLessThan(ids.length);
+    for (const orderId of orders)
+      expect(applied.indexOf(`created:${orderId}`)).toBeLessThan(applied.indexOf(`cancelled:${orderId}`));
+    const effects = (await suite.db.effects()).filter((e) => e.consumer === "batch-many");
+    expect(effects.map((e) => e.message_id).sort()).toEqual([...ids].sort());
   });
 
   it("an unexpected failure after part of a batch was acked gives back only the deliveries not yet acked", async () => {

@@ -24,7 +24,7 @@ export { createRelayConnection } from "./relay-connection.ts";
 export { type RelayProcessParts, runRelayProcess } from "./relay-process.ts";
 export { resendMessage } from "./resend.ts";
 export { claimPagesProbe } from "./sql/claim-probe.ts";
-export { markDone } from "./sql/mark-done.ts";
+export { type DoneMark, markDone, markDoneMany } from "./sql/mark-done.ts";
 export { type OutboxStats, outboxStats } from "./sql/outbox-stats.ts";
 export type { RedriveFilter } from "./sql/redrive.ts";
 // For other claim strategies and for tools that read rows and send them as the relay would.

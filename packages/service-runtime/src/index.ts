@@ -8,9 +8,19 @@ export {
 } from "./effects-page.ts";
 export { type CommonEnv, type RawEnv, readCommonEnv } from "./env-parse.ts";
 export { migrateService } from "./migrations.ts";
-export type { Enqueue, ServiceParts, Step, StepContext, Subscriptions } from "./parts.ts";
+export type {
+  BatchStep,
+  Enqueue,
+  MarkDone,
+  ServiceParts,
+  Step,
+  StepContext,
+  StepEvent,
+  StepMany,
+  Subscriptions,
+} from "./parts.ts";
 export { type PrismaClientLike, prismaDatabase } from "./prisma-database.ts";
 export { main, runService, type ServiceDefinition } from "./run-service.ts";
 export { type RuntimeOptions, type ServiceRuntime, startServiceRuntime } from "./runtime.ts";
 export { onShutdownSignals, shutdownStep } from "./shutdown.ts";
-export { replyTo } from "./steps.ts";
+export { batchStep, replyTo } from "./steps.ts";

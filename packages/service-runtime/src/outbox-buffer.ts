@@ -5,33 +5,47 @@
 // a lease, the rows are inserted already leased to its fast path, which publishes them after the commit
 // without claiming them (one statement fewer per commit); otherwise their ids go to the fast path, which
 // claims them. Either way one publish window carries a whole batch's replies.
+//
+// The replies' marks (markDone: the rows they answer are done) are held the same way and go in one UPDATE
+// before the insert: the order service's two hot steps each cost one statement instead of two (issue 11).
+// Nothing in a step reads an outbox row's status back, so holding its mark to the end changes no outcome.
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import {
   type ClaimedRow,
+  type DoneMark,
   enqueue,
   insertLeasedRows,
   insertOutboxRows,
+  markDone,
+  markDoneMany,
   type OutboxEvent,
   type OutboxRow,
   outboxRow,
   type Relay,
 } from "@orderflow/outbox";
 
+interface Held {
+  rows: OutboxRow[];
+  marks: DoneMark[];
+}
+
 export function bufferedOutbox<Tx extends SqlTx>(
   run: RunTransaction<Tx>,
   relay: Pick<Relay, "afterCommit" | "insertLeaseMs" | "publishLeased">,
 ) {
-  const held = new WeakMap<Tx, OutboxRow[]>();
+  const held = new WeakMap<Tx, Held>();
   const transaction: RunTransaction<Tx> = async (fn) => {
     let rows: OutboxRow[] = [];
     const leaseMs = relay.insertLeaseMs;
     let leased: ClaimedRow[] = [];
     const result = await run(async (tx) => {
-      rows = []; // a retried transaction starts over
+      const own: Held = { rows: [], marks: [] }; // a retried transaction starts over
+      rows = own.rows;
       leased = [];
-      held.set(tx, rows);
+      held.set(tx, own);
       try {
         const r = await fn(tx);
+        await markDoneMany(tx, own.marks);
         if (leaseMs === undefined) await insertOutboxRows(tx, rows);
         else leased = await insertLeasedRows(tx, rows, leaseMs);
         return r;
@@ -44,11 +58,16 @@ export function bufferedOutbox<Tx extends SqlTx>(
     return result;
   };
   const write = (tx: Tx, event: OutboxEvent): Promise<string> => {
-    const rows = held.get(tx);
-    if (!rows) return enqueue(tx, event); // a transaction not opened here: written at once
+    const own = held.get(tx);
+    if (!own) return enqueue(tx, event); // a transaction not opened here: written at once
     const row = outboxRow(event);
-    rows.push(row);
+    own.rows.push(row);
     return Promise.resolve(row.messageId);
   };
-  return { transaction, write };
+  const done = async (tx: Tx, mark: DoneMark): Promise<void> => {
+    const own = held.get(tx);
+    if (!own) await markDone(tx, mark.causationId, mark.onlyForAggregate);
+    else own.marks.push(mark);
+  };
+  return { transaction, write, done };
 }

@@ -9,10 +9,20 @@ import type { ClaimStrategy, OutboxEvent, RelayConfig, RelayPublisherFactory } f
 /** Writes an event inside the caller's transaction; returns its message id. */
 export type Enqueue = (event: OutboxEvent) => Promise<string>;
 
-/** What a saga step gets: the consumer's transaction, typed as the service's own, and an enqueue bound to it. */
+/**
+ * Ends the wait of the outbox row a reply answers (its causation id), inside the caller's transaction; held
+ * to the transaction's end with the batch's other marks, so it only resolves the request.
+ */
+export type MarkDone = (causationId: string, onlyForAggregate?: string) => Promise<void>;
+
+/**
+ * What a saga step gets: the consumer's transaction, typed as the service's own, and an enqueue and a
+ * markDone bound to it.
+ */
 export interface StepContext<Tx> {
   tx: Tx;
   enqueue: Enqueue;
+  markDone: MarkDone;
 }
 
 /**
@@ -24,6 +34,22 @@ export type Step<T extends EventType, Tx> = (
   ctx: StepContext<Tx>,
   // biome-ignore lint/suspicious/noConfusingVoidType: a step that returns nothing is a plain "done"
 ) => Promise<HandlerResult | void>;
+
+export type StepEvent<T extends EventType> = InboundEvent<EventPayload<T>> & { type: T };
+
+/**
+ * A step for several events of its type at once, in set-based statements (issue 11: one statement for a
+ * batch instead of one or two per event). Each call gets events about distinct aggregates (`keyOf`), and
+ * `each(i)` is the enqueue and markDone of event i. Returns what the step returns for each event.
+ */
+export type StepMany<T extends EventType, Tx> = (
+  events: StepEvent<T>[],
+  ctx: { tx: Tx; each: (i: number) => { enqueue: Enqueue; markDone: MarkDone } },
+  // biome-ignore lint/suspicious/noConfusingVoidType: a step that returns nothing is a plain "done"
+) => Promise<(HandlerResult | void)[]>;
+
+/** A step written set-based: applies one event as a batch of one, and a consumer batch's events together. */
+export type BatchStep<T extends EventType, Tx> = Step<T, Tx> & { many: StepMany<T, Tx> };
 
 /** A service's subscriptions: the event types bound to its work queue, each with the step that applies it. */
 export type Subscriptions<Tx> = { [T in EventType]?: Step<T, Tx> };

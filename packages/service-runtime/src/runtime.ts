@@ -4,7 +4,14 @@
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import type { Consumer } from "@orderflow/messaging";
-import { enqueue, type Relay, type RelayConfig, withOutbox } from "@orderflow/outbox";
+import {
+  type DoneMark,
+  enqueue,
+  markDone,
+  type Relay,
+  type RelayConfig,
+  withOutbox,
+} from "@orderflow/outbox";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { startInProcessRelay } from "./in-process-relay.ts";
 import { bufferedOutbox } from "./outbox-buffer.ts";
@@ -80,11 +87,16 @@ export async function startServiceRuntime<Tx extends SqlTx>(
   // and take the fast path after the commit; a service composed with another way of writing events
   // keeps writing them its way, and each commit wakes the sweep instead.
   const consumerOutbox = parts.enqueue
-    ? { transaction: opts.consumerTransaction, write, onCommitted: () => fastPath.relay.wake() }
+    ? {
+        transaction: opts.consumerTransaction,
+        write,
+        done: async (tx: SqlTx, m: DoneMark) => void (await markDone(tx, m.causationId, m.onlyForAggregate)),
+        onCommitted: () => fastPath.relay.wake(),
+      }
     : bufferedOutbox(opts.consumerTransaction, fastPath.relay);
   const consuming = await startServiceConsumer<SqlTx>({
     ...opts,
-    handlers: bindSteps({ ...opts.subscriptions, ...parts.steps }, consumerOutbox.write),
+    ...bindSteps({ ...opts.subscriptions, ...parts.steps }, consumerOutbox),
     transaction: consumerOutbox.transaction,
     concurrency: opts.consumerConcurrency ?? 1,
     batchSize: opts.consumerBatchSize ?? 50,

@@ -4,6 +4,8 @@ import type { EventType } from "@orderflow/contracts";
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import {
+  type BatchHandler,
+  type BatchHandlers,
   createBrokerConnection,
   createRedisDedupCache,
   type DedupCache,
@@ -22,6 +24,8 @@ export interface ServiceConsumerOptions<Tx extends SqlTx> {
   redisUrl: string | undefined;
   queue: string;
   handlers: Handlers<Tx>;
+  /** Set-based steps, for the events of their type inside a consumer batch. */
+  batchHandlers: BatchHandlers<Tx>;
   transaction: RunTransaction<Tx>;
   /** How many consumer transactions run at once; the rest wait their turn in process. */
   concurrency: number;
@@ -53,18 +57,31 @@ function handlingTimer<Tx extends SqlTx>(queue: string, registry: Registry) {
     registers: [registry],
   });
   const began = new Map<string, number>();
+  const start = (messageId: string) => {
+    // An outcome always follows a handler; the bound only guards against one that never comes.
+    if (began.size > 10_000) began.clear();
+    began.set(messageId, performance.now());
+  };
   return {
     wrap(handlers: Handlers<Tx>): Handlers<Tx> {
       const out: Record<string, Handler<EventType, Tx>> = {};
       for (const [type, h] of Object.entries(handlers) as [EventType, Handler<EventType, Tx>][]) {
         out[type] = (event, tx) => {
-          // An outcome always follows a handler; the bound only guards against one that never comes.
-          if (began.size > 10_000) began.clear();
-          began.set(event.envelope.messageId, performance.now());
+          start(event.envelope.messageId);
           return h(event, tx);
         };
       }
       return out as Handlers<Tx>;
+    },
+    wrapMany(handlers: BatchHandlers<Tx>): BatchHandlers<Tx> {
+      const out: Record<string, BatchHandler<EventType, Tx>> = {};
+      for (const [type, h] of Object.entries(handlers) as [EventType, BatchHandler<EventType, Tx>][]) {
+        out[type] = (events, tx, within) => {
+          for (const e of events) start(e.envelope.messageId);
+          return h(events, tx, within);
+        };
+      }
+      return out as BatchHandlers<Tx>;
     },
     outcome(o: Outcome) {
       const at = o.messageId !== undefined ? began.get(o.messageId) : undefined;
@@ -105,6 +122,7 @@ export async function startServiceConsumer<Tx extends SqlTx>(opts: ServiceConsum
     queue: opts.queue,
     consumerName: opts.service,
     handlers: handling.wrap(opts.handlers),
+    batchHandlers: handling.wrapMany(opts.batchHandlers),
     transaction: opts.transaction,
     batchSize: opts.batchSize,
     concurrency: opts.concurrency,

@@ -2,18 +2,46 @@ import type { SqlTx } from "@orderflow/db";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-// A reply may overtake our own mark-sent, so pending rows may go straight to done as well.
+/** A reply's request to end the wait of the outbox row it answers. */
+export interface DoneMark {
+  /** The reply's causation id: the message id of the row it answers. */
+  causationId: string;
+  /** Narrows the mark to a row of this aggregate (a causation id that cannot be trusted to belong to it). */
+  onlyForAggregate?: string | undefined;
+}
+
+// A reply may overtake our own mark-sent, so pending rows may go straight to done as well. The rows are
+// locked in id order, the order the relay's mark-sent (`id = ANY`, an index scan) takes them in, so a
+// batch's marks and a concurrent mark-sent of the same rows queue behind each other instead of deadlocking.
 const SQL = `
-UPDATE outbox SET status = 2, done_at = now()
- WHERE message_id = $1::uuid AND status IN (0, 1) AND ($2::text IS NULL OR aggregate_id = $2::text)`;
+UPDATE outbox o SET status = 2, done_at = now()
+  FROM (SELECT x.id FROM outbox x
+          JOIN unnest($1::uuid[], $2::text[]) AS m(message_id, aggregate_id) ON x.message_id = m.message_id
+         WHERE x.status IN (0, 1) AND (m.aggregate_id IS NULL OR x.aggregate_id = m.aggregate_id)
+         ORDER BY x.id
+           FOR UPDATE OF x) AS t
+ WHERE o.id = t.id AND o.status IN (0, 1)`;
 
 /**
- * Marks the outbox row whose message id a downstream reply carries as its causation id. Runs inside the
- * consumer's transaction (Prisma `tx` or pgTransaction) so it commits with the reply's own effects.
- * Returns 1 when a row changed, 0 for an unknown, foreign or already-done id. `onlyForAggregate` narrows it
- * to a row of that aggregate, for replies whose causation id cannot be trusted to belong to their subject.
+ * Marks the outbox rows whose message ids replies carry as their causation ids, in one statement. Runs
+ * inside the consumer's transaction (Prisma `tx` or pgTransaction) so the marks commit with the replies'
+ * own effects. Returns how many rows changed: unknown, foreign or already-done ids change none.
+ */
+export async function markDoneMany(tx: SqlTx, marks: readonly DoneMark[]): Promise<number> {
+  const valid = marks.filter((m) => UUID.test(m.causationId));
+  if (valid.length === 0) return 0;
+  return await tx.$executeRawUnsafe(
+    SQL,
+    valid.map((m) => m.causationId),
+    valid.map((m) => m.onlyForAggregate ?? null),
+  );
+}
+
+/**
+ * Marks the outbox row whose message id a downstream reply carries as its causation id. Returns 1 when a
+ * row changed, 0 for an unknown, foreign or already-done id. `onlyForAggregate` narrows it to a row of
+ * that aggregate, for replies whose causation id cannot be trusted to belong to their subject.
  */
 export async function markDone(tx: SqlTx, causationId: string, onlyForAggregate?: string): Promise<number> {
-  if (!UUID.test(causationId)) return 0;
-  return await tx.$executeRawUnsafe(SQL, causationId, onlyForAggregate ?? null);
+  return await markDoneMany(tx, [{ causationId, onlyForAggregate }]);
 }

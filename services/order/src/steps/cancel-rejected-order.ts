@@ -2,7 +2,6 @@
 // inventory and points (each acknowledges it, even with nothing to undo).
 import { isUuid } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
-import { markDone } from "@orderflow/outbox";
 import { replyTo, type Step } from "@orderflow/service-runtime";
 import { CANCEL_ACKS } from "../cancel-acks.ts";
 import type { FinalLatency } from "../final-latency.ts";
@@ -10,7 +9,7 @@ import { historyOf, lockOrder, recordHistory } from "./order-rows.ts";
 
 export const cancelRejectedOrder =
   (final: FinalLatency): Step<"inventory.rejected", SqlTx> =>
-  async (event, { tx, enqueue }) => {
+  async (event, { tx, enqueue, markDone }) => {
     const { orderId, reason } = event.payload;
     const next = replyTo(event);
     // One statement locks the order, cancels it if it is still PENDING (the locked row decides) and
@@ -24,13 +23,13 @@ export const cancelRejectedOrder =
                    updated_at = now()
              WHERE id = ${orderId}::uuid AND status = 'PENDING'
             RETURNING id, customer_id, created_at
-          ), h AS (${historyOf(event, [
+          ), h AS (${historyOf(orderId, event, [
             ["inventory.rejected", { reason, sku: event.payload.sku }],
             ["order.cancelled", { messageId: next.messageId }],
           ])})
           SELECT customer_id, created_at FROM o`
       : [];
-    await markDone(tx, event.envelope.causationId);
+    await markDone(event.envelope.causationId);
     const order = cancelled[0];
     if (!order) {
       const status = await lockOrder(tx, orderId);

@@ -41,17 +41,35 @@ export function recordHistory(
     VALUES (${orderId}::uuid, ${event}, ${JSON.stringify(detailOf(cause, extra))}::jsonb)`;
 }
 
+/** One order's history lines, written by the statement that changed it, each naming its cause. */
+export interface HistoryEntry {
+  orderId: string;
+  cause: InboundEvent;
+  lines: [HistoryEvent, object?][];
+}
+
 /**
- * The history lines a step writes in the same statement as its update: an INSERT for a query whose CTE
- * `o` returned the order's `id` (none when the update changed nothing). The lines keep the order given,
- * ids included, which is the order GET /orders/:id lists them in.
+ * The history lines steps write in the same statement as their update: an INSERT for a query whose CTE
+ * `o` returned the `id` of each order it changed (an order it did not change gets none). Each order's
+ * lines keep the order given, ids included, which is the order GET /orders/:id lists them in.
  */
-export function historyOf(cause: InboundEvent, lines: [HistoryEvent, object?][]): Prisma.Sql {
-  const events = lines.map(([event]) => event);
-  const details = lines.map(([, extra]) => JSON.stringify(detailOf(cause, extra)));
+export function historiesOf(entries: HistoryEntry[]): Prisma.Sql {
+  const rows = entries.flatMap((e) =>
+    e.lines.map(([event, extra]) => ({
+      orderId: e.orderId,
+      event,
+      detail: JSON.stringify(detailOf(e.cause, extra)),
+    })),
+  );
   return Prisma.sql`
     INSERT INTO order_history (order_id, event, detail)
     SELECT o.id, h.event, h.detail
-      FROM o, unnest(${events}::text[], ${details}::jsonb[]) WITH ORDINALITY AS h(event, detail, n)
+      FROM o JOIN unnest(${rows.map((r) => r.orderId)}::uuid[], ${rows.map((r) => r.event)}::text[],
+                         ${rows.map((r) => r.detail)}::jsonb[]) WITH ORDINALITY AS h(order_id, event, detail, n)
+             ON h.order_id = o.id
      ORDER BY h.n`;
 }
+
+/** One order's lines, as historiesOf writes them. */
+export const historyOf = (orderId: string, cause: InboundEvent, lines: [HistoryEvent, object?][]) =>
+  historiesOf([{ orderId, cause, lines }]);

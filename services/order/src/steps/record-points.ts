@@ -1,19 +1,38 @@
 // points.granted -> the order records the points granted; order.confirmed's wait ends (row done).
+// Set-based (issue 11): one statement records a consumer batch's grants.
 import { isUuid } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
-import { markDone } from "@orderflow/outbox";
-import type { Step } from "@orderflow/service-runtime";
-import { historyOf } from "./order-rows.ts";
+import { batchStep } from "@orderflow/service-runtime";
+import { historiesOf } from "./order-rows.ts";
 
-export const recordPoints: Step<"points.granted", SqlTx> = async (event, { tx }) => {
-  const { orderId, points } = event.payload;
-  if (!isUuid(orderId)) return;
-  // The update locks the order; no order, no row updated, nothing recorded and nothing marked done.
-  const recorded = await tx.$executeRaw`
-    WITH o AS (
-      UPDATE orders SET points_granted = ${points}::int, updated_at = now()
-       WHERE id = ${orderId}::uuid
-      RETURNING id
-    ) ${historyOf(event, [["points.granted", { points }]])}`;
-  if (recorded > 0) await markDone(tx, event.envelope.causationId);
-};
+export const recordPoints = batchStep<"points.granted", SqlTx>(
+  (event) => event.payload.orderId.toLowerCase(),
+  async (events, { tx, each }) => {
+    const valid = events.filter((e) => isUuid(e.payload.orderId));
+    // The update locks the orders; no order, no row updated, nothing recorded and nothing marked done.
+    const recorded =
+      valid.length === 0
+        ? []
+        : await tx.$queryRaw<{ id: string }[]>`
+        WITH i AS (
+          SELECT * FROM unnest(${valid.map((e) => e.payload.orderId)}::uuid[],
+                               ${valid.map((e) => e.payload.points)}::int[]) AS i(order_id, points)
+        ), o AS (
+          UPDATE orders SET points_granted = i.points, updated_at = now()
+            FROM i
+           WHERE orders.id = i.order_id
+          RETURNING orders.id
+        ), h AS (${historiesOf(
+          valid.map((e) => ({
+            orderId: e.payload.orderId,
+            cause: e,
+            lines: [["points.granted", { points: e.payload.points }]],
+          })),
+        )})
+        SELECT id::text AS id FROM o`;
+    const ids = new Set(recorded.map((r) => r.id));
+    for (const [i, e] of events.entries())
+      if (ids.has(e.payload.orderId.toLowerCase())) await each(i).markDone(e.envelope.causationId);
+    return events.map(() => undefined);
+  },
+);
