@@ -1,8 +1,6 @@
 // Batches: what the prefetch holds is applied several messages per transaction, acked with `multiple`,
 // and a failure in a batch is split so that only the failing message is retried.
 
-import { randomUUID } from "node:crypto";
-import { amqpProperties } from "@orderflow/contracts";
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import { describe, expect, it } from "vitest";
 import { type BatchHandlers, type Handlers, TransientError } from "../src/index.ts";
@@ -147,59 +145,41 @@ describe("consumer batches", () => {
   it("set-based handlers apply a batch's events of one type in one call, each order's messages still in order", async () => {
     const applied: string[] = [];
     const calls: number[] = [];
-    const record = async (ev: { envelope: { messageId: string }; payload: { orderId: string } }, tx: SqlTx) =>
-      recordEffect(tx, "batch-many", ev.envelope.messageId, ev.payload.orderId);
+    type Ev = { envelope: { messageId: string }; payload: { orderId: string } };
+    const apply = async (type: "created" | "cancelled", ev: Ev, tx: SqlTx) => {
+      applied.push(`${type}:${ev.payload.orderId}`);
+      await recordEffect(tx, "batch-many", ev.envelope.messageId, ev.payload.orderId);
+    };
     const one: Handlers = {
-      "order.created": async (ev, tx) => {
-        applied.push(`created:${ev.payload.orderId}`);
-        await record(ev, tx);
-      },
-      "order.cancelled": async (ev, tx) => {
-        applied.push(`cancelled:${ev.payload.orderId}`);
-        await record(ev, tx);
-      },
+      "order.created": (ev, tx) => apply("created", ev, tx),
+      "order.cancelled": (ev, tx) => apply("cancelled", ev, tx),
+    };
+    const many = (type: "created" | "cancelled") => async (events: Ev[], tx: SqlTx) => {
+      calls.push(events.length);
+      for (const ev of events) await apply(type, ev, tx);
+      return events.map(() => undefined);
     };
     const batchHandlers: BatchHandlers = {
-      "order.created": async (events, tx) => {
-        calls.push(events.length);
-        for (const ev of events) {
-          applied.push(`created:${ev.payload.orderId}`);
-          await record(ev, tx);
-        }
-        return events.map(() => undefined);
-      },
-      "order.cancelled": async (events, tx) => {
-        calls.push(events.length);
-        for (const ev of events) {
-          applied.push(`cancelled:${ev.payload.orderId}`);
-          await record(ev, tx);
-        }
-        return events.map(() => undefined);
-      },
+      "order.created": many("created"),
+      "order.cancelled": many("cancelled"),
     };
     // As the outbox publishes them: each message names its aggregate, which is what keeps an order's
     // cancel behind its create when the batch is grouped by type.
     const ids: string[] = [];
     const orders = Array.from({ length: 20 }, (_, i) => `o-many-${i}`);
     for (const orderId of orders) {
-      for (const [type, payload] of [
-        ["order.created", buildOrderCreated({ orderId })],
-        ["order.cancelled", { orderId, customerId: "c-1", reason: "customer", wasConfirmed: false }],
-      ] as const) {
-        const messageId = randomUUID();
-        const props = amqpProperties({
-          messageId,
-          type,
-          schemaVersion: 1,
-          correlationId: messageId,
-          causationId: messageId,
-        });
-        await suite.broker.publishRaw(type, JSON.stringify(payload), {
-          ...props,
-          headers: { ...props.headers, "x-aggregate-id": orderId },
-        });
-        ids.push(messageId);
-      }
+      const aggregate = { "x-aggregate-id": orderId };
+      ids.push(
+        await suite.broker.publishEvent("order.created", buildOrderCreated({ orderId }), {}, aggregate),
+      );
+      ids.push(
+        await suite.broker.publishEvent(
+          "order.cancelled",
+          { orderId, customerId: "c-1", reason: "customer", wasConfirmed: false },
+          {},
+          aggregate,
+        ),
+      );
     }
     const c = await startTestConsumer(s, suite.db, {
       consumerName: "batch-many",

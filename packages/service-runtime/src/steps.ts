@@ -1,5 +1,6 @@
-// Turns a service's subscriptions (steps that take a typed transaction, a bound enqueue and markDone) into the
-// consumer's handlers (which take the transaction alone).
+// Turns a service's subscriptions (steps that take a typed transaction, a bound enqueue and markDone)
+// into the consumer's handlers (which take the transaction alone), and set-based steps into its batch
+// handlers.
 import { randomUUID } from "node:crypto";
 import type { EventType } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";

@@ -10,7 +10,13 @@ export interface AdminBroker {
   model: ChannelModel;
   ch: ConfirmChannel;
   publishRaw(routingKey: string, body: Buffer | string, props: Options.Publish): Promise<void>;
-  publishEvent(type: EventType, payload: unknown, envelope?: Partial<Envelope>): Promise<string>;
+  /** `headers` go beside the envelope's (e.g. `x-aggregate-id`, which the outbox sets on every message). */
+  publishEvent(
+    type: EventType,
+    payload: unknown,
+    envelope?: Partial<Envelope>,
+    headers?: Record<string, string>,
+  ): Promise<string>;
   purge(queue: string): Promise<void>;
   /** Takes (acks) every message in a queue. */
   drain(queue: string): Promise<GetMessage[]>;
@@ -32,7 +38,7 @@ export async function openAdminBroker(s: Stack, nodeIndex = 0): Promise<AdminBro
       confirm((cb) =>
         ch.publish(EXCHANGES.events, rk, Buffer.from(body), { persistent: true, ...props }, cb),
       ),
-    async publishEvent(type, payload, envelope = {}) {
+    async publishEvent(type, payload, envelope = {}, headers = {}) {
       const messageId = envelope.messageId ?? randomUUID();
       const props = amqpProperties({
         messageId,
@@ -42,7 +48,10 @@ export async function openAdminBroker(s: Stack, nodeIndex = 0): Promise<AdminBro
         causationId: messageId,
         ...envelope,
       });
-      await api.publishRaw(type, JSON.stringify(payload), props);
+      await api.publishRaw(type, JSON.stringify(payload), {
+        ...props,
+        headers: { ...props.headers, ...headers },
+      });
       return messageId;
     },
     async purge(queue) {

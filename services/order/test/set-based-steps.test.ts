@@ -1,0 +1,155 @@
+// The order service's set-based steps (confirm-order.ts, record-points.ts) against its real database:
+// a batch's events applied in one call leave each order as the same events one by one would. Each test
+// works inside one transaction on the order database and rolls it back, so the running saga never sees
+// its rows.
+import { randomUUID } from "node:crypto";
+import type { EventPayload, EventType } from "@orderflow/contracts";
+import { pgTransaction, type SqlTx } from "@orderflow/db";
+import type { InboundEvent } from "@orderflow/messaging";
+import type { OutboxEvent } from "@orderflow/outbox";
+import { afterAll, describe, expect, it } from "vitest";
+import { createFinalLatency } from "../src/final-latency.ts";
+import { confirmOrder } from "../src/steps/confirm-order.ts";
+import { recordPoints } from "../src/steps/record-points.ts";
+import { openSaga } from "./helpers.ts";
+
+const saga = await openSaga();
+afterAll(() => saga.close());
+
+class Rollback extends Error {}
+
+/** Runs fn in a transaction on the order database that is always rolled back. */
+async function inRolledBack(fn: (tx: SqlTx) => Promise<void>): Promise<void> {
+  await pgTransaction(saga.db.order, async (tx) => {
+    await fn(tx);
+    throw new Rollback();
+  }).catch((e: unknown) => {
+    if (!(e instanceof Rollback)) throw e;
+  });
+}
+
+function event<T extends EventType>(type: T, payload: EventPayload<T>) {
+  const messageId = randomUUID();
+  return {
+    type,
+    version: 1,
+    payload,
+    envelope: { messageId, type, schemaVersion: 1, correlationId: messageId, causationId: randomUUID() },
+    attempt: 0,
+    redelivered: false,
+    headers: {},
+    contentHash: "",
+  } as InboundEvent<EventPayload<T>> & { type: T };
+}
+
+async function insertOrder(tx: SqlTx, status: string): Promise<string> {
+  const id = randomUUID();
+  await tx.$executeRaw`
+    INSERT INTO orders (id, customer_id, status, total, created_message_id, correlation_id, created_at, updated_at)
+    VALUES (${id}::uuid, 'c-set-based', ${status}, 12345, ${randomUUID()}::uuid, 'set-based', now(), now())`;
+  return id;
+}
+
+/** What the steps asked of their outbox, per event index. */
+function recorder() {
+  const enqueued: { i: number; e: OutboxEvent }[] = [];
+  const marked: { i: number; causationId: string; only?: string | undefined }[] = [];
+  const each = (i: number) => ({
+    enqueue: async (e: OutboxEvent) => {
+      enqueued.push({ i, e });
+      return e.messageId ?? "";
+    },
+    markDone: async (causationId: string, only?: string) => {
+      marked.push({ i, causationId, only });
+    },
+  });
+  return { enqueued, marked, each };
+}
+
+const historyOf = async (tx: SqlTx, id: string) =>
+  (
+    await tx.$queryRaw<
+      { event: string }[]
+    >`SELECT event FROM order_history WHERE order_id = ${id}::uuid ORDER BY id`
+  ).map((r) => r.event);
+
+describe("the order service's set-based steps", () => {
+  it("one call confirms every PENDING order of a batch, and leaves the others as one by one would", async () => {
+    await inRolledBack(async (tx) => {
+      const pending = [await insertOrder(tx, "PENDING"), await insertOrder(tx, "PENDING")];
+      const cancelled = await insertOrder(tx, "CANCELLED");
+      const lines = [{ sku: "SKU-1", quantity: 1 }];
+      const events = [
+        event("inventory.reserved", { orderId: pending[0] as string, lines }),
+        event("inventory.reserved", { orderId: cancelled, lines }),
+        event("inventory.reserved", { orderId: randomUUID(), lines }), // no such order
+        event("inventory.reserved", { orderId: pending[1] as string, lines }),
+        event("inventory.reserved", { orderId: "not-a-uuid", lines }),
+      ];
+      const out = recorder();
+      const results = await confirmOrder(createFinalLatency()).many(events, { tx, each: out.each });
+      expect(results).toEqual(events.map(() => undefined));
+      const status = await tx.$queryRaw<
+        { id: string; status: string; confirmed_message_id: string | null }[]
+      >`
+        SELECT id::text AS id, status, confirmed_message_id::text FROM orders
+         WHERE id = ANY(${[...pending, cancelled]}::uuid[])`;
+      const byId = new Map(status.map((r) => [r.id, r]));
+      for (const id of pending) {
+        expect(byId.get(id)?.status).toBe("CONFIRMED");
+        expect(await historyOf(tx, id)).toEqual(["inventory.reserved", "order.confirmed"]);
+      }
+      expect(byId.get(cancelled)?.status).toBe("CANCELLED");
+      expect(await historyOf(tx, cancelled)).toEqual(["inventory.reserved.ignored"]);
+      // One order.confirmed per confirmed order, from that order's own event, carrying the id recorded.
+      expect(out.enqueued.map(({ i, e }) => [i, e.eventType, e.aggregateId])).toEqual([
+        [0, "order.confirmed", pending[0]],
+        [3, "order.confirmed", pending[1]],
+      ]);
+      for (const { e } of out.enqueued)
+        expect(byId.get(e.aggregateId)?.confirmed_message_id).toBe(e.messageId ?? "");
+      // Every reply ends order.created's wait, whatever the order's state.
+      expect(out.marked.map((m) => [m.i, m.causationId])).toEqual(
+        events.map((e, i) => [i, e.envelope.causationId]),
+      );
+    });
+  });
+
+  it("one call records the points of every order it names; an unknown order records nothing and stays waiting", async () => {
+    await inRolledBack(async (tx) => {
+      const a = await insertOrder(tx, "CONFIRMED");
+      const b = await insertOrder(tx, "CONFIRMED");
+      const events = [
+        event("points.granted", { orderId: a, customerId: "c-set-based", points: 123 }),
+        event("points.granted", { orderId: randomUUID(), customerId: "c-set-based", points: 5 }),
+        event("points.granted", { orderId: b, customerId: "c-set-based", points: 7 }),
+      ];
+      const out = recorder();
+      await recordPoints.many(events, { tx, each: out.each });
+      const rows = await tx.$queryRaw<{ id: string; points_granted: number | null }[]>`
+        SELECT id::text AS id, points_granted FROM orders WHERE id = ANY(${[a, b]}::uuid[]) ORDER BY id`;
+      expect(Object.fromEntries(rows.map((r) => [r.id, r.points_granted]))).toEqual({ [a]: 123, [b]: 7 });
+      expect(await historyOf(tx, a)).toEqual(["points.granted"]);
+      expect(out.marked.map((m) => m.i)).toEqual([0, 2]);
+    });
+  });
+
+  it("two replies about one order in one call apply in rounds, the second finding the first's effect", async () => {
+    await inRolledBack(async (tx) => {
+      const id = await insertOrder(tx, "PENDING");
+      const lines = [{ sku: "SKU-1", quantity: 1 }];
+      const events = [
+        event("inventory.reserved", { orderId: id, lines }),
+        event("inventory.reserved", { orderId: id.toUpperCase(), lines }),
+      ];
+      const out = recorder();
+      await confirmOrder(createFinalLatency()).many(events, { tx, each: out.each });
+      expect(await historyOf(tx, id)).toEqual([
+        "inventory.reserved",
+        "order.confirmed",
+        "inventory.reserved.ignored",
+      ]);
+      expect(out.enqueued.map(({ i }) => i)).toEqual([0]);
+    });
+  });
+});
