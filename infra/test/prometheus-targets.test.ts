@@ -119,11 +119,13 @@ describe("the local stack's Prometheus", () => {
     const before = (await stackStatus(s)).prometheus.pid;
     if (!before) throw new Error("Prometheus has no PID");
     process.kill(before, "SIGKILL");
+    // Its HTTP port closes while the process is still exiting (kill(0) still answers until it is a
+    // zombie): wait until status has seen both, as CI once caught it between the two.
     const down = await waitFor(
-      "stack status to report Prometheus down",
+      "stack status to report Prometheus down, with no PID",
       async () => {
         const st = await stackStatus(s);
-        return !st.prometheus.healthy && st;
+        return !st.prometheus.healthy && st.prometheus.pid === null && st;
       },
       { timeoutMs: 10_000 },
     );

@@ -91,6 +91,11 @@ async function applyTogether<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, items: It
         const within = <R>(i: number, fn: () => R): R =>
           (items[members[i] as number] as Item<Tx>).entry.span.run(fn);
         const results = await many(events, tx, within);
+        // A result short would leave a delivery "done" that nothing applied: fail, and the batch splits.
+        if (results.length !== events.length)
+          throw new Error(
+            `${firstItem.ev.type}: set-based handler returned ${results.length} results for ${events.length} events`,
+          );
         for (const [i, n] of members.entries())
           out[n] = { ok: true, dup: false, result: results[i] ?? undefined };
         continue;

@@ -1,7 +1,9 @@
 // The consumer's span, one per delivery (OpenTelemetry messaging conventions, "process"): the child of
 // the publish span whose traceparent the message carries, active while the delivery is decided, so the
 // handler's transaction, the outbox rows it writes (they capture the active context) and every line it
-// logs belong to the order's trace. Its outcome (done, duplicate, retried, parked...) is an attribute.
+// logs belong to the order's trace. Its outcome (done, duplicate, retried, parked...) is an attribute. A
+// set-based handler's statement serves several deliveries and runs in none of their spans; what it writes
+// for one delivery (its outbox rows) it writes within that delivery's span (`within`).
 import { HEADERS } from "@orderflow/contracts";
 import {
   annotateActiveSpan,

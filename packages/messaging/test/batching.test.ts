@@ -142,7 +142,7 @@ describe("consumer batches", () => {
       expect(applied.indexOf(`created:${orderId}`)).toBeLessThan(applied.indexOf(`cancelled:${orderId}`));
   });
 
-  it("set-based handlers apply a batch's events of one type in one call, each order's messages still in order", async () => {
+  it("set-based handlers apply a batch's events of one type in one call, each order's messages in delivery order", async () => {
     const applied: string[] = [];
     const calls: number[] = [];
     type Ev = { envelope: { messageId: string }; payload: { orderId: string } };
@@ -163,23 +163,37 @@ describe("consumer batches", () => {
       "order.created": many("created"),
       "order.cancelled": many("cancelled"),
     };
-    // As the outbox publishes them: each message names its aggregate, which is what keeps an order's
-    // cancel behind its create when the batch is grouped by type.
+    // As the outbox publishes them: each message names its aggregate, which is what keeps each order's
+    // messages in delivery order when the batch is grouped by type. Half the orders get their cancel
+    // first, so grouping by type alone (every create, then every cancel) would reverse those.
     const ids: string[] = [];
     const orders = Array.from({ length: 20 }, (_, i) => `o-many-${i}`);
-    for (const orderId of orders) {
+    const delivered: string[] = [];
+    for (const [n, orderId] of orders.entries()) {
       const aggregate = { "x-aggregate-id": orderId };
-      ids.push(
-        await suite.broker.publishEvent("order.created", buildOrderCreated({ orderId }), {}, aggregate),
-      );
-      ids.push(
-        await suite.broker.publishEvent(
+      const created = () =>
+        suite.broker.publishEvent("order.created", buildOrderCreated({ orderId }), {}, aggregate);
+      const cancelled = () =>
+        suite.broker.publishEvent(
           "order.cancelled",
           { orderId, customerId: "c-1", reason: "customer", wasConfirmed: false },
           {},
           aggregate,
-        ),
-      );
+        );
+      const pair =
+        n % 2 === 0
+          ? ([
+              ["created", created],
+              ["cancelled", cancelled],
+            ] as const)
+          : ([
+              ["cancelled", cancelled],
+              ["created", created],
+            ] as const);
+      for (const [type, publish] of pair) {
+        ids.push(await publish());
+        delivered.push(`${type}:${orderId}`);
+      }
     }
     const c = await startTestConsumer(s, suite.db, {
       consumerName: "batch-many",
@@ -195,8 +209,10 @@ describe("consumer batches", () => {
     // Set-based calls took several events each: fewer handler calls than messages.
     expect(Math.max(...calls)).toBeGreaterThan(1);
     expect(calls.length).toBeLessThan(ids.length);
-    for (const orderId of orders)
-      expect(applied.indexOf(`created:${orderId}`)).toBeLessThan(applied.indexOf(`cancelled:${orderId}`));
+    for (const orderId of orders) {
+      const mine = (list: string[]) => list.filter((x) => x.endsWith(`:${orderId}`));
+      expect(mine(applied)).toEqual(mine(delivered));
+    }
     const effects = (await suite.db.effects()).filter((e) => e.consumer === "batch-many");
     expect(effects.map((e) => e.message_id).sort()).toEqual([...ids].sort());
   });

@@ -10,8 +10,9 @@ import type { ClaimStrategy, OutboxEvent, RelayConfig, RelayPublisherFactory } f
 export type Enqueue = (event: OutboxEvent) => Promise<string>;
 
 /**
- * Ends the wait of the outbox row a reply answers (its causation id), inside the caller's transaction; held
- * to the transaction's end with the batch's other marks, so it only resolves the request.
+ * Ends the wait of the outbox row a reply answers (its causation id), inside the caller's transaction.
+ * In the consumer's buffered outbox (the default) the mark is held to the transaction's end and goes with
+ * the batch's other marks in one statement; with another `enqueue` part it runs at once.
  */
 export type MarkDone = (causationId: string, onlyForAggregate?: string) => Promise<void>;
 

@@ -77,6 +77,7 @@ describe("the order service's set-based steps", () => {
   it("one call confirms every PENDING order of a batch, and leaves the others as one by one would", async () => {
     await inRolledBack(async (tx) => {
       const pending = [await insertOrder(tx, "PENDING"), await insertOrder(tx, "PENDING")];
+      const upper = await insertOrder(tx, "PENDING"); // named in upper case by its reply
       const cancelled = await insertOrder(tx, "CANCELLED");
       const lines = [{ sku: "SKU-1", quantity: 1 }];
       const events = [
@@ -85,6 +86,7 @@ describe("the order service's set-based steps", () => {
         event("inventory.reserved", { orderId: randomUUID(), lines }), // no such order
         event("inventory.reserved", { orderId: pending[1] as string, lines }),
         event("inventory.reserved", { orderId: "not-a-uuid", lines }),
+        event("inventory.reserved", { orderId: upper.toUpperCase(), lines }),
       ];
       const out = recorder();
       const results = await confirmOrder(createFinalLatency()).many(events, { tx, each: out.each });
@@ -93,9 +95,9 @@ describe("the order service's set-based steps", () => {
         { id: string; status: string; confirmed_message_id: string | null }[]
       >`
         SELECT id::text AS id, status, confirmed_message_id::text FROM orders
-         WHERE id = ANY(${[...pending, cancelled]}::uuid[])`;
+         WHERE id = ANY(${[...pending, upper, cancelled]}::uuid[])`;
       const byId = new Map(status.map((r) => [r.id, r]));
-      for (const id of pending) {
+      for (const id of [...pending, upper]) {
         expect(byId.get(id)?.status).toBe("CONFIRMED");
         expect(await historyOf(tx, id)).toEqual(["inventory.reserved", "order.confirmed"]);
       }
@@ -105,9 +107,10 @@ describe("the order service's set-based steps", () => {
       expect(out.enqueued.map(({ i, e }) => [i, e.eventType, e.aggregateId])).toEqual([
         [0, "order.confirmed", pending[0]],
         [3, "order.confirmed", pending[1]],
+        [5, "order.confirmed", upper.toUpperCase()],
       ]);
       for (const { e } of out.enqueued)
-        expect(byId.get(e.aggregateId)?.confirmed_message_id).toBe(e.messageId ?? "");
+        expect(byId.get(e.aggregateId.toLowerCase())?.confirmed_message_id).toBe(e.messageId ?? "");
       // Every reply ends order.created's wait, whatever the order's state.
       expect(out.marked.map((m) => [m.i, m.causationId])).toEqual(
         events.map((e, i) => [i, e.envelope.causationId]),

@@ -11,8 +11,8 @@ export interface DoneMark {
 }
 
 // A reply may overtake our own mark-sent, so pending rows may go straight to done as well. The rows are
-// locked in id order, the order the relay's mark-sent (`id = ANY`, an index scan) takes them in, so a
-// batch's marks and a concurrent mark-sent of the same rows queue behind each other instead of deadlocking.
+// locked in id order, as the relay's mark-sent and lease release lock theirs, so a batch's marks and a
+// concurrent mark-sent of the same rows queue behind each other instead of deadlocking.
 const SQL = `
 UPDATE outbox o SET status = 2, done_at = now()
   FROM (SELECT x.id FROM outbox x
