@@ -7,7 +7,7 @@
 // claims them. Either way one publish window carries a whole batch's replies.
 //
 // The replies' marks (markDone: the rows they answer are done) are held the same way and go in one UPDATE
-// before the insert: the order service's two hot steps each cost one statement instead of two (issue 11).
+// before the insert: a batch's marks cost one statement, not one per reply (issue 11).
 // Nothing in a step reads an outbox row's status back, so holding its mark to the end changes no outcome.
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import {
