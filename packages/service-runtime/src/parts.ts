@@ -26,17 +26,18 @@ export interface StepContext<Tx> {
   markDone: MarkDone;
 }
 
+/** The event a step gets: validated against its contract, typed by its event type. */
+export type StepEvent<T extends EventType> = InboundEvent<EventPayload<T>> & { type: T };
+
 /**
  * One step of the saga: applies one event type inside the consumer's transaction, after the inbox claim.
  * Returns nothing when done, or `{ rejected }` when it answered with a business rejection.
  */
 export type Step<T extends EventType, Tx> = (
-  event: InboundEvent<EventPayload<T>> & { type: T },
+  event: StepEvent<T>,
   ctx: StepContext<Tx>,
   // biome-ignore lint/suspicious/noConfusingVoidType: a step that returns nothing is a plain "done"
 ) => Promise<HandlerResult | void>;
-
-export type StepEvent<T extends EventType> = InboundEvent<EventPayload<T>> & { type: T };
 
 /**
  * A step for several events of its type at once, in set-based statements (issue 11: one statement for a
