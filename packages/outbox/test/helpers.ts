@@ -12,6 +12,7 @@ import {
   type ConfirmPublisher,
   type ConfirmPublisherOptions,
   createConfirmPublisher,
+  type PublishOutcome,
 } from "@orderflow/messaging";
 import amqp, { type Channel, type ChannelModel, type MessageProperties } from "amqplib";
 import pg from "pg";
@@ -135,6 +136,33 @@ export function captureLog(
     },
   });
   return createLogger({ name: "test", level: "debug", destination });
+}
+
+/**
+ * What the broker answered for every row a relay published, through the relay's afterPublish seam.
+ * At-least-once means a row may go out twice only after a publish of it went unconfirmed (a confirm
+ * timeout, a lost channel, a nack): `unexplained` names the duplicates that no such answer explains.
+ */
+export function publishAnswers() {
+  const unconfirmed = new Map<string, string>();
+  return {
+    faults: {
+      async afterPublish(rows: { messageId: string }[], outcomes: PublishOutcome[]) {
+        outcomes.forEach((o, i) => {
+          const id = rows[i]?.messageId;
+          if (id && o.status !== "confirmed") unconfirmed.set(id, `${o.status}: ${o.reason}`);
+        });
+      },
+    },
+    unconfirmed,
+    unexplained: (duplicates: string[]) => duplicates.filter((id) => !unconfirmed.has(id)),
+    /** "none" or a count per answer, for the test's log line. */
+    summary() {
+      const by = new Map<string, number>();
+      for (const r of unconfirmed.values()) by.set(r, (by.get(r) ?? 0) + 1);
+      return by.size === 0 ? "none" : [...by].map(([r, n]) => `${n} ${r}`).join(", ");
+    },
+  };
 }
 
 /**
