@@ -64,7 +64,8 @@ export function defineRun(def) {
         timeUnit: "1s",
         duration: `${runS}s`,
         preAllocatedVUs: 50,
-        maxVUs: 100,
+        // Two seconds of answers at the offered rate, never below 100, as the lab (inFlightCap).
+        maxVUs: Math.max(100, Math.ceil(rate * 2)),
         gracefulStop: "20s",
       },
       ...(firings.length === 0

@@ -121,6 +121,14 @@ export function loadDefinition(name: DefinedScenario, dir = definitionsDir): Sce
  */
 export const DEFAULT_RATE = loadDefinition("steady").rate;
 
+/**
+ * Requests the lab keeps in flight before it drops (and counts) the next: two seconds of answers at the
+ * offered rate, never below 100. A fault that stalls answers for a second (three broker nodes booting on
+ * two cores) must show as latency; a fixed cap of 100 dropped 1.25% of broker-outage's requests at 100/s.
+ * The k6 scripts apply the same rule (k6/lib/scenario.js).
+ */
+export const inFlightCap = (rate: number) => Math.max(100, Math.ceil(rate * 2));
+
 /** The lab's Scenario fields a definition gives. */
 export function scenarioNumbers(def: ScenarioDefinition) {
   return {

@@ -19,7 +19,7 @@ import type { RunResult } from "../result.ts";
 import { startLoad } from "../runner.ts";
 import { alertChecks, alertTitle, allFiredAndResolved, expectedAlerts, faultSpan } from "./alert-checks.ts";
 import { startAlertWatcher, waitUntilInactive } from "./alerts.ts";
-import { DEFAULT_RATE } from "./definitions.ts";
+import { DEFAULT_RATE, inFlightCap } from "./definitions.ts";
 import { check } from "./expectations.ts";
 import { type InFlightSample, startInFlightProbe } from "./in-flight.ts";
 import { retireDamage } from "./retire-damage.ts";
@@ -138,7 +138,7 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
         rate,
         duration: o.durationMs,
         preAllocatedVUs: 50,
-        maxVUs: 100,
+        maxVUs: inFlightCap(rate),
       },
       timeout: "30s",
       gracefulStop: "20s",

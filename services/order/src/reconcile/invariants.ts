@@ -2,9 +2,20 @@
 // - stock: for every SKU, units reserved = units of the CONFIRMED orders (nothing reserved twice or lost),
 //   and nothing is negative;
 // - points: every customer's balance = the rule (1 point per whole currency unit) over CONFIRMED orders.
-// Meaningful when the system has settled (no PENDING orders, no cancellations awaiting acknowledgements).
+// Meaningful when the system has settled: no order still moving (UNSETTLED_ORDER).
 import type { Db } from "../db.ts";
 import type { Peers } from "./peers.ts";
+
+/**
+ * An order whose effects are still on their way: PENDING (its reservation not answered), CONFIRMED
+ * without its points recorded (the grant in flight: the balance does not count it yet), or CANCELLED with
+ * releases not yet acknowledged. While one exists, the peers' figures lag the orders' and a difference
+ * proves nothing. Leaving out the CONFIRMED case fired InvariantViolated in the lab's leader-loss at
+ * 100 orders/s: a check found no PENDING order while grants were still in flight.
+ */
+export const UNSETTLED_ORDER = `status = 'PENDING'
+   OR (status = 'CONFIRMED' AND points_granted IS NULL)
+   OR (status = 'CANCELLED' AND cardinality(cancel_acks) > 0)`;
 
 export interface InvariantReport {
   ok: boolean;
@@ -20,8 +31,7 @@ export interface InvariantReport {
 
 export async function checkInvariants(db: Db, peers: Peers): Promise<InvariantReport> {
   const [{ unsettled } = { unsettled: 0n }] = await db.$queryRawUnsafe<{ unsettled: bigint }[]>(
-    `SELECT count(*) AS unsettled FROM orders
-      WHERE status = 'PENDING' OR (status = 'CANCELLED' AND cardinality(cancel_acks) > 0)`,
+    `SELECT count(*) AS unsettled FROM orders WHERE ${UNSETTLED_ORDER}`,
   );
   const reservedBySku = await db.$queryRawUnsafe<{ sku: string; units: bigint }[]>(
     `SELECT l.sku, SUM(l.quantity)::bigint AS units

@@ -1,0 +1,54 @@
+// When the invariant check counts the system as settled (reconcile/invariants.ts): the predicate for an
+// order still moving, run on the real order database against one order of each state, inside a
+// transaction that is rolled back so the running saga never sees the rows.
+import { randomUUID } from "node:crypto";
+import { pgTransaction, type SqlTx } from "@orderflow/db";
+import { afterAll, expect, it } from "vitest";
+import { UNSETTLED_ORDER } from "../src/reconcile/invariants.ts";
+import { openSaga } from "./helpers.ts";
+
+const saga = await openSaga();
+afterAll(() => saga.close());
+
+class Rollback extends Error {}
+
+const STATES: { name: string; status: string; points: number | null; acks: string[]; moving: boolean }[] = [
+  { name: "pending", status: "PENDING", points: null, acks: [], moving: true },
+  { name: "confirmed, points in flight", status: "CONFIRMED", points: null, acks: [], moving: true },
+  { name: "confirmed, points recorded", status: "CONFIRMED", points: 123, acks: [], moving: false },
+  { name: "cancelled, releases unacknowledged", status: "CANCELLED", points: null, acks: ["inventory"], moving: true },
+  { name: "cancelled, settled", status: "CANCELLED", points: null, acks: [], moving: false },
+];
+
+async function insertOrder(tx: SqlTx, s: (typeof STATES)[number]): Promise<string> {
+  const id = randomUUID();
+  await tx.$executeRawUnsafe(
+    `INSERT INTO orders (id, customer_id, status, total, points_granted, cancel_acks, created_message_id,
+                         correlation_id, created_at, updated_at)
+     VALUES ($1::uuid, 'c-settled', $2, 12345, $3, $4::text[], $5::uuid, 'settled-test', now(), now())`,
+    id,
+    s.status,
+    s.points,
+    s.acks,
+    randomUUID(),
+  );
+  return id;
+}
+
+it("an order counts as still moving while pending, awaiting its points or its releases, and not after", async () => {
+  const moving: Record<string, boolean> = {};
+  await pgTransaction(saga.db.order, async (tx) => {
+    for (const s of STATES) {
+      const id = await insertOrder(tx, s);
+      const rows = await tx.$queryRawUnsafe<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM orders WHERE id = $1::uuid AND (${UNSETTLED_ORDER})`,
+        id,
+      );
+      moving[s.name] = rows[0]?.n === 1;
+    }
+    throw new Rollback();
+  }).catch((e: unknown) => {
+    if (!(e instanceof Rollback)) throw e;
+  });
+  expect(moving).toEqual(Object.fromEntries(STATES.map((s) => [s.name, s.moving])));
+});
