@@ -16,7 +16,13 @@ const STATES: { name: string; status: string; points: number | null; acks: strin
   { name: "pending", status: "PENDING", points: null, acks: [], moving: true },
   { name: "confirmed, points in flight", status: "CONFIRMED", points: null, acks: [], moving: true },
   { name: "confirmed, points recorded", status: "CONFIRMED", points: 123, acks: [], moving: false },
-  { name: "cancelled, releases unacknowledged", status: "CANCELLED", points: null, acks: ["inventory"], moving: true },
+  {
+    name: "cancelled, releases unacknowledged",
+    status: "CANCELLED",
+    points: null,
+    acks: ["inventory"],
+    moving: true,
+  },
   { name: "cancelled, settled", status: "CANCELLED", points: null, acks: [], moving: false },
 ];
 
