@@ -1,5 +1,5 @@
 // When the invariant check counts the system as settled (reconcile/invariants.ts): the predicate for an
-// order still moving, run on the real order database against one order of each state, inside a
+// order still moving, run on the real order database against one order of each state and age, inside a
 // transaction that is rolled back so the running saga never sees the rows.
 import { randomUUID } from "node:crypto";
 import { pgTransaction, type SqlTx } from "@orderflow/db";
@@ -12,7 +12,17 @@ afterAll(() => saga.close());
 
 class Rollback extends Error {}
 
-const STATES: { name: string; status: string; points: number | null; acks: string[]; moving: boolean }[] = [
+/** The stale threshold the predicate is given; "old" orders last changed twice that long ago. */
+const STALE_AFTER_MS = 60_000;
+
+const STATES: {
+  name: string;
+  status: string;
+  points: number | null;
+  acks: string[];
+  old?: true;
+  moving: boolean;
+}[] = [
   { name: "pending", status: "PENDING", points: null, acks: [], moving: true },
   { name: "confirmed, points in flight", status: "CONFIRMED", points: null, acks: [], moving: true },
   { name: "confirmed, points recorded", status: "CONFIRMED", points: 123, acks: [], moving: false },
@@ -24,6 +34,16 @@ const STATES: { name: string; status: string; points: number | null; acks: strin
     moving: true,
   },
   { name: "cancelled, settled", status: "CANCELLED", points: null, acks: [], moving: false },
+  // Past the threshold an unfinished order is stuck (reconciliation's), and the check judges it.
+  { name: "pending past the threshold", status: "PENDING", points: null, acks: [], old: true, moving: false },
+  {
+    name: "confirmed without points past the threshold",
+    status: "CONFIRMED",
+    points: null,
+    acks: [],
+    old: true,
+    moving: false,
+  },
 ];
 
 async function insertOrder(tx: SqlTx, s: (typeof STATES)[number]): Promise<string> {
@@ -31,23 +51,27 @@ async function insertOrder(tx: SqlTx, s: (typeof STATES)[number]): Promise<strin
   await tx.$executeRawUnsafe(
     `INSERT INTO orders (id, customer_id, status, total, points_granted, cancel_acks, created_message_id,
                          correlation_id, created_at, updated_at)
-     VALUES ($1::uuid, 'c-settled', $2, 12345, $3, $4::text[], $5::uuid, 'settled-test', now(), now())`,
+     VALUES ($1::uuid, 'c-settled', $2, 12345, $3, $4::text[], $5::uuid, 'settled-test',
+             now() - make_interval(secs => $6::double precision / 1000),
+             now() - make_interval(secs => $6::double precision / 1000))`,
     id,
     s.status,
     s.points,
     s.acks,
     randomUUID(),
+    s.old ? 2 * STALE_AFTER_MS : 0,
   );
   return id;
 }
 
-it("an order counts as still moving while pending, awaiting its points or its releases, and not after", async () => {
+it("an order counts as still moving while pending, awaiting its points or its releases, and not after, nor once stuck past the stale threshold", async () => {
   const moving: Record<string, boolean> = {};
   await pgTransaction(saga.db.order, async (tx) => {
     for (const s of STATES) {
       const id = await insertOrder(tx, s);
       const rows = await tx.$queryRawUnsafe<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM orders WHERE id = $1::uuid AND (${UNSETTLED_ORDER})`,
+        `SELECT count(*)::int AS n FROM orders WHERE id = $2::uuid AND (${UNSETTLED_ORDER})`,
+        STALE_AFTER_MS,
         id,
       );
       moving[s.name] = rows[0]?.n === 1;

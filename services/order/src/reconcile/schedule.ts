@@ -83,7 +83,7 @@ export function startReconciliation(deps: {
     return { ...result, orphans: orphanReport };
   };
   const invariants = async () => {
-    const report = await checkInvariants(deps.db, peers);
+    const report = await checkInvariants(deps.db, peers, deps.env.reconcile.staleAfterMs);
     if (report.settled) violations.set(report.violations.length);
     if (!report.ok) deps.log[report.settled ? "error" : "info"]({ ...report }, "invariants.violated");
     return report;
