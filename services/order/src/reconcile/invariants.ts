@@ -5,20 +5,19 @@
 // Meaningful when the system has settled: no order still moving (UNSETTLED_ORDER).
 import type { Db } from "../db.ts";
 import type { Peers } from "./peers.ts";
+import { UNFINISHED_ORDER } from "./unfinished.ts";
 
 /**
- * An order whose effects are still on their way: PENDING (its reservation not answered), CONFIRMED
- * without its points recorded (the grant in flight: the balance does not count it yet), or CANCELLED with
- * releases not yet acknowledged, and changed within the reconciliation's stale threshold ($1, in ms).
+ * An order whose effects are still on their way: unfinished (UNFINISHED_ORDER: PENDING, CONFIRMED
+ * without its points recorded, whose grant the balance does not count yet, or CANCELLED with releases
+ * not yet acknowledged) and changed within the reconciliation's stale threshold ($1, in ms).
  * While one exists, the peers' figures lag the orders' and a difference proves nothing.
  * - Leaving out the CONFIRMED case fired InvariantViolated in the lab's leader-loss at 100 orders/s: a
  *   check found no PENDING order while grants were still in flight.
  * - Past the threshold an order is stuck, not moving: reconciliation works on it, and the check counts
  *   what it lacks, so one stuck order cannot silence the check for every other.
  */
-export const UNSETTLED_ORDER = `(status = 'PENDING'
-      OR (status = 'CONFIRMED' AND points_granted IS NULL)
-      OR (status = 'CANCELLED' AND cardinality(cancel_acks) > 0))
+export const UNSETTLED_ORDER = `${UNFINISHED_ORDER}
   AND updated_at > now() - make_interval(secs => $1::double precision / 1000)`;
 
 export interface InvariantReport {

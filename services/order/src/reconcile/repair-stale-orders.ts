@@ -8,6 +8,7 @@ import type { Logger } from "@orderflow/logging";
 import { resendMessage } from "@orderflow/outbox";
 import type { Db } from "../db.ts";
 import type { Peers } from "./peers.ts";
+import { UNFINISHED_ORDER } from "./unfinished.ts";
 
 export type RepairKind =
   | "republish:order.created"
@@ -53,9 +54,7 @@ export async function repairStaleOrders(
       WHERE updated_at < $1
         AND ($3::uuid IS NULL OR id = $3::uuid)
         AND (reconcile_repairs_status IS DISTINCT FROM status OR reconcile_repairs <= $4)
-        AND (status = 'PENDING'
-             OR (status = 'CONFIRMED' AND points_granted IS NULL)
-             OR (status = 'CANCELLED' AND cardinality(cancel_acks) > 0))
+        AND ${UNFINISHED_ORDER}
       ORDER BY updated_at
       LIMIT $2`,
     before,
