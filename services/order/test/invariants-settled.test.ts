@@ -2,15 +2,13 @@
 // order still moving, run on the real order database against one order of each state and age, inside a
 // transaction that is rolled back so the running saga never sees the rows.
 import { randomUUID } from "node:crypto";
-import { pgTransaction, type SqlTx } from "@orderflow/db";
+import type { SqlTx } from "@orderflow/db";
 import { afterAll, expect, it } from "vitest";
 import { UNSETTLED_ORDER } from "../src/reconcile/invariants.ts";
-import { openSaga } from "./helpers.ts";
+import { inRolledBack, openSaga } from "./helpers.ts";
 
 const saga = await openSaga();
 afterAll(() => saga.close());
-
-class Rollback extends Error {}
 
 /** The stale threshold the predicate is given; "old" orders last changed twice that long ago. */
 const STALE_AFTER_MS = 60_000;
@@ -66,7 +64,7 @@ async function insertOrder(tx: SqlTx, s: (typeof STATES)[number]): Promise<strin
 
 it("an order counts as still moving while pending, awaiting its points or its releases, and not after, nor once stuck past the stale threshold", async () => {
   const moving: Record<string, boolean> = {};
-  await pgTransaction(saga.db.order, async (tx) => {
+  await inRolledBack(saga, async (tx) => {
     for (const s of STATES) {
       const id = await insertOrder(tx, s);
       const rows = await tx.$queryRawUnsafe<{ n: number }[]>(
@@ -76,9 +74,6 @@ it("an order counts as still moving while pending, awaiting its points or its re
       );
       moving[s.name] = rows[0]?.n === 1;
     }
-    throw new Rollback();
-  }).catch((e: unknown) => {
-    if (!(e instanceof Rollback)) throw e;
   });
   expect(moving).toEqual(Object.fromEntries(STATES.map((s) => [s.name, s.moving])));
 });

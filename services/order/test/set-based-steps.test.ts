@@ -4,29 +4,17 @@
 // its rows.
 import { randomUUID } from "node:crypto";
 import type { EventPayload, EventType } from "@orderflow/contracts";
-import { pgTransaction, type SqlTx } from "@orderflow/db";
+import type { SqlTx } from "@orderflow/db";
 import type { InboundEvent } from "@orderflow/messaging";
 import type { OutboxEvent } from "@orderflow/outbox";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFinalLatency } from "../src/final-latency.ts";
 import { confirmOrder } from "../src/steps/confirm-order.ts";
 import { recordPoints } from "../src/steps/record-points.ts";
-import { openSaga } from "./helpers.ts";
+import { inRolledBack, openSaga } from "./helpers.ts";
 
 const saga = await openSaga();
 afterAll(() => saga.close());
-
-class Rollback extends Error {}
-
-/** Runs fn in a transaction on the order database that is always rolled back. */
-async function inRolledBack(fn: (tx: SqlTx) => Promise<void>): Promise<void> {
-  await pgTransaction(saga.db.order, async (tx) => {
-    await fn(tx);
-    throw new Rollback();
-  }).catch((e: unknown) => {
-    if (!(e instanceof Rollback)) throw e;
-  });
-}
 
 function event<T extends EventType>(type: T, payload: EventPayload<T>) {
   const messageId = randomUUID();
@@ -75,7 +63,7 @@ const historyOf = async (tx: SqlTx, id: string) =>
 
 describe("the order service's set-based steps", () => {
   it("one call confirms every PENDING order of a batch, and leaves the others as one by one would", async () => {
-    await inRolledBack(async (tx) => {
+    await inRolledBack(saga, async (tx) => {
       const pending = [await insertOrder(tx, "PENDING"), await insertOrder(tx, "PENDING")];
       const upper = await insertOrder(tx, "PENDING"); // named in upper case by its reply
       const cancelled = await insertOrder(tx, "CANCELLED");
@@ -119,7 +107,7 @@ describe("the order service's set-based steps", () => {
   });
 
   it("one call records the points of every order it names; an unknown order records nothing and stays waiting", async () => {
-    await inRolledBack(async (tx) => {
+    await inRolledBack(saga, async (tx) => {
       const a = await insertOrder(tx, "CONFIRMED");
       const b = await insertOrder(tx, "CONFIRMED");
       const events = [
@@ -138,7 +126,7 @@ describe("the order service's set-based steps", () => {
   });
 
   it("two replies about one order in one call apply in rounds, the second finding the first's effect", async () => {
-    await inRolledBack(async (tx) => {
+    await inRolledBack(saga, async (tx) => {
       const id = await insertOrder(tx, "PENDING");
       const lines = [{ sku: "SKU-1", quantity: 1 }];
       const events = [
