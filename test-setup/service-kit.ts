@@ -6,7 +6,9 @@
 // Nothing here imports a service's source; each service's test/helpers.ts adds what is its own.
 import { randomUUID } from "node:crypto";
 import { amqpProperties, type EventPayload, type EventType } from "@orderflow/contracts";
+import { pgTransaction, type SqlTx } from "@orderflow/db";
 import { adminUrl, amqpUrls, databaseName, openStack, type ServiceName, type Stack } from "@orderflow/infra";
+import type { InboundEvent } from "@orderflow/messaging";
 import amqp, { type ConsumeMessage } from "amqplib";
 import pg from "pg";
 import { expect } from "vitest";
@@ -70,6 +72,55 @@ export const serviceReady = (service: ServiceName, base: string, timeoutMs = 60_
 /** A pool on a service's database as the admin (reads what the APIs claim, deletes what tests left). */
 export const adminPool = (stack: Stack, service: ServiceName): pg.Pool =>
   new pg.Pool({ connectionString: adminUrl(stack.pg, databaseName(service)), max: 3 });
+
+/** An event as a consumer hands it to a step, for calling a step directly: a fresh message id, first attempt. */
+export function inboundEvent<T extends EventType>(type: T, payload: EventPayload<T>) {
+  const messageId = randomUUID();
+  return {
+    type,
+    version: 1,
+    payload,
+    envelope: { messageId, type, schemaVersion: 1, correlationId: messageId, causationId: randomUUID() },
+    attempt: 0,
+    redelivered: false,
+    headers: {},
+    contentHash: "",
+  } as InboundEvent<EventPayload<T>> & { type: T };
+}
+
+/** An outbox event as a step writes it; the fields the tests read. */
+type StepWrite = { eventType: string; aggregateId: string; messageId?: string; payload?: unknown };
+
+/** What a step called directly asked of its outbox, per event index: pass `each` as the step's. */
+export function stepRecorder() {
+  const enqueued: { i: number; e: StepWrite }[] = [];
+  const marked: { i: number; causationId: string; only?: string | undefined }[] = [];
+  const each = (i: number) => ({
+    enqueue: async (e: StepWrite) => {
+      enqueued.push({ i, e });
+      return e.messageId ?? "";
+    },
+    markDone: async (causationId: string, only?: string) => {
+      marked.push({ i, causationId, only });
+    },
+  });
+  return { enqueued, marked, each };
+}
+
+class Rollback extends Error {}
+
+/**
+ * Runs fn in a transaction on `pool` that is always rolled back: the running services never see its rows.
+ * For steps tested against their real database without the broker.
+ */
+export async function inRolledBack(pool: pg.Pool, fn: (tx: SqlTx) => Promise<void>): Promise<void> {
+  await pgTransaction(pool, async (tx) => {
+    await fn(tx);
+    throw new Rollback();
+  }).catch((e: unknown) => {
+    if (!(e instanceof Rollback)) throw e;
+  });
+}
 
 /** A message as the broker delivered it. */
 export type WireMessage = ConsumeMessage;

@@ -2,12 +2,19 @@
 // three databases as the admin to check what the APIs claim. The generic parts (eventually, api, runId)
 // come from the shared kit, test-setup/service-kit.ts.
 import { randomUUID } from "node:crypto";
-import { pgTransaction, type SqlTx } from "@orderflow/db";
 import { openStack, type ServiceName, type Stack } from "@orderflow/infra";
 import type pg from "pg";
 import { adminPool, api, serviceBase, serviceReady } from "../../../test-setup/service-kit.ts";
 
-export { adminHeaders, api, eventually, runId } from "../../../test-setup/service-kit.ts";
+export {
+  adminHeaders,
+  api,
+  eventually,
+  inboundEvent,
+  inRolledBack,
+  runId,
+  stepRecorder,
+} from "../../../test-setup/service-kit.ts";
 
 export interface Saga {
   stack: Stack;
@@ -66,16 +73,4 @@ export async function finalOrders(saga: Saga, ids: string[]) {
     [ids],
   );
   return r.rows;
-}
-
-class Rollback extends Error {}
-
-/** Runs fn in a transaction on the order database that is always rolled back: the saga never sees its rows. */
-export async function inRolledBack(saga: Saga, fn: (tx: SqlTx) => Promise<void>): Promise<void> {
-  await pgTransaction(saga.db.order, async (tx) => {
-    await fn(tx);
-    throw new Rollback();
-  }).catch((e: unknown) => {
-    if (!(e instanceof Rollback)) throw e;
-  });
 }

@@ -64,7 +64,7 @@ async function insertOrder(tx: SqlTx, s: (typeof STATES)[number]): Promise<strin
 
 it("an order counts as still moving while pending, awaiting its points or its releases, and not after, nor once stuck past the stale threshold", async () => {
   const moving: Record<string, boolean> = {};
-  await inRolledBack(saga, async (tx) => {
+  await inRolledBack(saga.db.order, async (tx) => {
     for (const s of STATES) {
       const id = await insertOrder(tx, s);
       const rows = await tx.$queryRawUnsafe<{ n: number }[]>(

@@ -3,32 +3,15 @@
 // works inside one transaction on the order database and rolls it back, so the running saga never sees
 // its rows.
 import { randomUUID } from "node:crypto";
-import type { EventPayload, EventType } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
-import type { InboundEvent } from "@orderflow/messaging";
-import type { OutboxEvent } from "@orderflow/outbox";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFinalLatency } from "../src/final-latency.ts";
 import { confirmOrder } from "../src/steps/confirm-order.ts";
 import { recordPoints } from "../src/steps/record-points.ts";
-import { inRolledBack, openSaga } from "./helpers.ts";
+import { inboundEvent, inRolledBack, openSaga, stepRecorder } from "./helpers.ts";
 
 const saga = await openSaga();
 afterAll(() => saga.close());
-
-function event<T extends EventType>(type: T, payload: EventPayload<T>) {
-  const messageId = randomUUID();
-  return {
-    type,
-    version: 1,
-    payload,
-    envelope: { messageId, type, schemaVersion: 1, correlationId: messageId, causationId: randomUUID() },
-    attempt: 0,
-    redelivered: false,
-    headers: {},
-    contentHash: "",
-  } as InboundEvent<EventPayload<T>> & { type: T };
-}
 
 async function insertOrder(tx: SqlTx, status: string): Promise<string> {
   const id = randomUUID();
@@ -36,22 +19,6 @@ async function insertOrder(tx: SqlTx, status: string): Promise<string> {
     INSERT INTO orders (id, customer_id, status, total, created_message_id, correlation_id, created_at, updated_at)
     VALUES (${id}::uuid, 'c-set-based', ${status}, 12345, ${randomUUID()}::uuid, 'set-based', now(), now())`;
   return id;
-}
-
-/** What the steps asked of their outbox, per event index. */
-function recorder() {
-  const enqueued: { i: number; e: OutboxEvent }[] = [];
-  const marked: { i: number; causationId: string; only?: string | undefined }[] = [];
-  const each = (i: number) => ({
-    enqueue: async (e: OutboxEvent) => {
-      enqueued.push({ i, e });
-      return e.messageId ?? "";
-    },
-    markDone: async (causationId: string, only?: string) => {
-      marked.push({ i, causationId, only });
-    },
-  });
-  return { enqueued, marked, each };
 }
 
 const historyOf = async (tx: SqlTx, id: string) =>
@@ -63,20 +30,20 @@ const historyOf = async (tx: SqlTx, id: string) =>
 
 describe("the order service's set-based steps", () => {
   it("one call confirms every PENDING order of a batch, and leaves the others as one by one would", async () => {
-    await inRolledBack(saga, async (tx) => {
+    await inRolledBack(saga.db.order, async (tx) => {
       const pending = [await insertOrder(tx, "PENDING"), await insertOrder(tx, "PENDING")];
       const upper = await insertOrder(tx, "PENDING"); // named in upper case by its reply
       const cancelled = await insertOrder(tx, "CANCELLED");
       const lines = [{ sku: "SKU-1", quantity: 1 }];
       const events = [
-        event("inventory.reserved", { orderId: pending[0] as string, lines }),
-        event("inventory.reserved", { orderId: cancelled, lines }),
-        event("inventory.reserved", { orderId: randomUUID(), lines }), // no such order
-        event("inventory.reserved", { orderId: pending[1] as string, lines }),
-        event("inventory.reserved", { orderId: "not-a-uuid", lines }),
-        event("inventory.reserved", { orderId: upper.toUpperCase(), lines }),
+        inboundEvent("inventory.reserved", { orderId: pending[0] as string, lines }),
+        inboundEvent("inventory.reserved", { orderId: cancelled, lines }),
+        inboundEvent("inventory.reserved", { orderId: randomUUID(), lines }), // no such order
+        inboundEvent("inventory.reserved", { orderId: pending[1] as string, lines }),
+        inboundEvent("inventory.reserved", { orderId: "not-a-uuid", lines }),
+        inboundEvent("inventory.reserved", { orderId: upper.toUpperCase(), lines }),
       ];
-      const out = recorder();
+      const out = stepRecorder();
       const results = await confirmOrder(createFinalLatency()).many(events, { tx, each: out.each });
       expect(results).toEqual(events.map(() => undefined));
       const status = await tx.$queryRaw<
@@ -107,15 +74,15 @@ describe("the order service's set-based steps", () => {
   });
 
   it("one call records the points of every order it names; an unknown order records nothing and stays waiting", async () => {
-    await inRolledBack(saga, async (tx) => {
+    await inRolledBack(saga.db.order, async (tx) => {
       const a = await insertOrder(tx, "CONFIRMED");
       const b = await insertOrder(tx, "CONFIRMED");
       const events = [
-        event("points.granted", { orderId: a, customerId: "c-set-based", points: 123 }),
-        event("points.granted", { orderId: randomUUID(), customerId: "c-set-based", points: 5 }),
-        event("points.granted", { orderId: b, customerId: "c-set-based", points: 7 }),
+        inboundEvent("points.granted", { orderId: a, customerId: "c-set-based", points: 123 }),
+        inboundEvent("points.granted", { orderId: randomUUID(), customerId: "c-set-based", points: 5 }),
+        inboundEvent("points.granted", { orderId: b, customerId: "c-set-based", points: 7 }),
       ];
-      const out = recorder();
+      const out = stepRecorder();
       await recordPoints.many(events, { tx, each: out.each });
       const rows = await tx.$queryRaw<{ id: string; points_granted: number | null }[]>`
         SELECT id::text AS id, points_granted FROM orders WHERE id = ANY(${[a, b]}::uuid[]) ORDER BY id`;
@@ -126,14 +93,14 @@ describe("the order service's set-based steps", () => {
   });
 
   it("two replies about one order in one call apply in rounds, the second finding the first's effect", async () => {
-    await inRolledBack(saga, async (tx) => {
+    await inRolledBack(saga.db.order, async (tx) => {
       const id = await insertOrder(tx, "PENDING");
       const lines = [{ sku: "SKU-1", quantity: 1 }];
       const events = [
-        event("inventory.reserved", { orderId: id, lines }),
-        event("inventory.reserved", { orderId: id.toUpperCase(), lines }),
+        inboundEvent("inventory.reserved", { orderId: id, lines }),
+        inboundEvent("inventory.reserved", { orderId: id.toUpperCase(), lines }),
       ];
-      const out = recorder();
+      const out = stepRecorder();
       await confirmOrder(createFinalLatency()).many(events, { tx, each: out.each });
       expect(await historyOf(tx, id)).toEqual([
         "inventory.reserved",
