@@ -2,57 +2,94 @@
 // guard: a grant already made, or a REVERSED tombstone left by a cancellation that came first, grants
 // nothing again but still answers: with the points granted (the order service records the answer as the
 // order's points, so it must repeat them), or 0 for the tombstone.
+// Set-based (issue 11): a consumer batch's grants go in with one statement, whatever their number; a
+// second statement runs only for the orders that had a grant row already.
 import { pointsFor } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
-import { replyTo, type Step } from "@orderflow/service-runtime";
+import { batchStep, replyTo } from "@orderflow/service-runtime";
+
+type Fresh = { orderId: string; customerId: string; points: number; replyMessageId: string };
 
 /**
- * The grant and the credit in one statement: the grant row goes in first with ON CONFLICT DO NOTHING
- * (waiting for a concurrent writer of the same order), and the account is credited only with what went
- * in. Returns whether this call granted.
+ * The grants and the credits in one statement: the grant rows go in first with ON CONFLICT DO NOTHING
+ * (waiting for a concurrent writer of the same order), and each account is credited with the sum of what
+ * went in for it (one row per customer: an upsert cannot touch one row twice). Returns the orders this
+ * call granted.
  */
-async function grantOnce(
-  tx: SqlTx,
-  g: { orderId: string; customerId: string; points: number; replyMessageId: string },
-): Promise<boolean> {
-  const rows = await tx.$queryRaw<{ granted: number }[]>`
-    WITH g AS (
-      INSERT INTO grants (order_id, customer_id, points, status, reply_message_id)
-      VALUES (${g.orderId}, ${g.customerId}, ${g.points}, 'GRANTED', ${g.replyMessageId}::uuid)
-      ON CONFLICT (order_id) DO NOTHING
-      RETURNING customer_id, points
-    ), a AS (
-      INSERT INTO accounts (customer_id, balance) SELECT customer_id, points FROM g
-      ON CONFLICT (customer_id)
-      DO UPDATE SET balance = accounts.balance + EXCLUDED.balance, updated_at = now()
-    )
-    SELECT count(*)::int AS granted FROM g`;
-  return rows[0]?.granted === 1;
+async function grantOnce(tx: SqlTx, grants: Fresh[]): Promise<Set<string>> {
+  const rows = await tx.$queryRawUnsafe<{ order_id: string }[]>(
+    `WITH d AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::uuid[])
+                  AS d(order_id, customer_id, points, reply_message_id)
+     ), g AS (
+       INSERT INTO grants (order_id, customer_id, points, status, reply_message_id)
+       SELECT order_id, customer_id, points, 'GRANTED', reply_message_id FROM d
+       ON CONFLICT (order_id) DO NOTHING
+       RETURNING order_id, customer_id, points
+     ), a AS (
+       INSERT INTO accounts (customer_id, balance)
+       SELECT customer_id, sum(points) FROM g GROUP BY customer_id ORDER BY customer_id
+       ON CONFLICT (customer_id)
+       DO UPDATE SET balance = accounts.balance + EXCLUDED.balance, updated_at = now()
+     )
+     SELECT order_id FROM g`,
+    grants.map((g) => g.orderId),
+    grants.map((g) => g.customerId),
+    grants.map((g) => g.points),
+    grants.map((g) => g.replyMessageId),
+  );
+  return new Set(rows.map((r) => r.order_id));
 }
 
-/** The grant already there, locked by the update that records the new reply; what the answer repeats. */
-async function repeatGrant(tx: SqlTx, orderId: string, replyMessageId: string): Promise<number> {
-  const rows = await tx.$queryRaw<{ status: string; points: number }[]>`
-    UPDATE grants SET reply_message_id = ${replyMessageId}::uuid, updated_at = now()
-     WHERE order_id = ${orderId}
-    RETURNING status, points`;
-  const existing = rows[0];
-  if (!existing) throw new Error(`grant ${orderId} conflicted on insert but is not there`);
-  return existing.status === "GRANTED" ? existing.points : 0;
+/**
+ * The grants already there, locked by the update that records each new reply; what each answer repeats
+ * (the points granted, 0 for a tombstone). A statement of its own: it must see rows that a concurrent
+ * writer committed while grantOnce waited for it.
+ */
+async function repeatGrants(tx: SqlTx, grants: Fresh[]): Promise<Map<string, number>> {
+  const rows = await tx.$queryRawUnsafe<{ order_id: string; status: string; points: number }[]>(
+    `UPDATE grants SET reply_message_id = d.reply_message_id, updated_at = now()
+       FROM unnest($1::text[], $2::uuid[]) AS d(order_id, reply_message_id)
+      WHERE grants.order_id = d.order_id
+     RETURNING grants.order_id, grants.status, grants.points`,
+    grants.map((g) => g.orderId),
+    grants.map((g) => g.replyMessageId),
+  );
+  const repeated = new Map(rows.map((r) => [r.order_id, r.status === "GRANTED" ? r.points : 0]));
+  const missing = grants.find((g) => !repeated.has(g.orderId));
+  if (missing) throw new Error(`grant ${missing.orderId} conflicted on insert but is not there`);
+  return repeated;
 }
 
-export const grantPoints: Step<"order.confirmed", SqlTx> = async (event, { tx, enqueue }) => {
-  const { orderId, customerId, total } = event.payload;
-  const reply = replyTo(event);
-  const fresh = { orderId, customerId, points: pointsFor(total), replyMessageId: reply.messageId };
-  const points = (await grantOnce(tx, fresh))
-    ? fresh.points
-    : await repeatGrant(tx, orderId, reply.messageId);
-  await enqueue({
-    eventType: "points.granted",
-    aggregateType: "grant",
-    aggregateId: orderId,
-    payload: { orderId, customerId, points },
-    ...reply,
-  });
-};
+// Each call's orders are distinct (batchStep puts a second event for one order in a later round).
+export const grantPoints = batchStep<"order.confirmed", SqlTx>(
+  (event) => event.payload.orderId,
+  async (events, { tx, each }) => {
+    const asked = events.map((event) => {
+      const { orderId, customerId, total } = event.payload;
+      const reply = replyTo(event);
+      return {
+        reply,
+        fresh: { orderId, customerId, points: pointsFor(total), replyMessageId: reply.messageId },
+      };
+    });
+    const granted = await grantOnce(
+      tx,
+      asked.map((a) => a.fresh),
+    );
+    const others = asked.filter((a) => !granted.has(a.fresh.orderId)).map((a) => a.fresh);
+    const repeated = others.length > 0 ? await repeatGrants(tx, others) : new Map<string, number>();
+    for (const [i, { reply, fresh }] of asked.entries()) {
+      const { orderId, customerId } = fresh;
+      const points = granted.has(orderId) ? fresh.points : (repeated.get(orderId) ?? 0);
+      await each(i).enqueue({
+        eventType: "points.granted",
+        aggregateType: "grant",
+        aggregateId: orderId,
+        payload: { orderId, customerId, points },
+        ...reply,
+      });
+    }
+    return events.map(() => undefined);
+  },
+);
