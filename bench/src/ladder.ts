@@ -1,8 +1,8 @@
 // The step ladder: offered rates tried in increasing order, stopping at the first step that falls behind.
 // The sustained rate is the last step that kept up (0 when even the first did not).
 
-/** Up to 600 orders/s: finer where the one-message-per-transaction configuration is expected to stop. */
-export const LADDER = [10, 20, 40, 60, 80, 100, 125, 150, 200, 250, 300, 400, 500, 600] as const;
+/** Up to 600 orders/s: finer where the one-message-per-transaction configuration is expected to stop, and no step above 100/s more than a quarter over the one before it up to 400/s. */
+export const LADDER = [10, 20, 40, 60, 80, 100, 125, 150, 200, 250, 300, 350, 400, 500, 600] as const;
 export const QUICK_LADDER = [10, 20, 40, 80, 150, 250, 400, 600] as const;
 
 export interface Climb<S> {

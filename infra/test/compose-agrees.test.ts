@@ -6,6 +6,7 @@ import { describe, expect, test } from "vitest";
 import { parse } from "yaml";
 import { appDefinitions } from "../src/apps/definitions.ts";
 import { readDefinitions, repoRoot, type Stack, stackLayout } from "../src/index.ts";
+import { POSTGRES_SETTINGS } from "../src/postgres.ts";
 import {
   BROKER_ADMIN,
   BROKER_VHOST,
@@ -53,6 +54,16 @@ describe("docker-compose.yml agrees with the local stack", () => {
     const pg = svc("postgres");
     expect(hostPorts(pg)).toEqual([layout.postgres.port]);
     expect(pg.environment?.POSTGRES_USER).toBe(POSTGRES_ADMIN);
+    // The server settings: every `-c` of the image's command, in the local stack's order.
+    const command = pg.command ?? [];
+    expect(command[0]).toBe("postgres");
+    expect(command.slice(1).filter((_, i) => i % 2 === 1)).toEqual([...POSTGRES_SETTINGS]);
+    expect(
+      command
+        .slice(1)
+        .filter((_, i) => i % 2 === 0)
+        .every((flag) => flag === "-c"),
+    ).toBe(true);
     const init = pg.volumes?.find((v) => v.includes("docker-entrypoint-initdb.d"));
     expect(init).toMatch(/^\.\/infra\/postgres\/init-databases\.sh:/);
     const script = read("infra/postgres/init-databases.sh");
