@@ -4,8 +4,8 @@
 // Set-based (issue 11): a consumer batch's orders are decided together in two statements, whatever their
 // number: one locks every SKU they name and reads which orders are decided already, one writes every
 // decision and takes the stock of the reservations that went in. The orders are decided in delivery
-// order against the stock the earlier ones left, as one by one would. Raw SQL through Prisma's
-// transaction (the ORM layer cost 2.2x here).
+// order against the stock the earlier ones left, as one by one would. Plain SQL in the consumer's
+// transaction (Prisma's ORM layer cost 2.2x here).
 
 import type { SqlTx } from "@orderflow/db";
 import { batchStep, type Enqueue, replyTo } from "@orderflow/service-runtime";
