@@ -107,6 +107,36 @@ export function stepRecorder() {
   return { enqueued, marked, each };
 }
 
+type Recorder = ReturnType<typeof stepRecorder>;
+
+/** A set-based step as the tests call it directly: one event, or several in one call. */
+interface SetBasedStep<E> {
+  (event: E, ctx: { tx: SqlTx } & ReturnType<Recorder["each"]>): Promise<unknown>;
+  many(events: E[], ctx: { tx: SqlTx; each: Recorder["each"] }): Promise<unknown>;
+}
+
+/**
+ * Applies a set-based step twice, each time in a transaction on `pool` that is rolled back: to the events
+ * `prepare` set up, in one call, then one by one. Returns what `observe` saw after each, to compare.
+ */
+export async function inOneCallAndOneByOne<E, S extends { events: E[] }>(
+  pool: pg.Pool,
+  step: SetBasedStep<E>,
+  prepare: (tx: SqlTx) => Promise<S>,
+  observe: (tx: SqlTx, prepared: S, out: Recorder) => Promise<unknown>,
+): Promise<{ together: unknown; alone: unknown }> {
+  const seen: { together?: unknown; alone?: unknown } = {};
+  for (const way of ["together", "alone"] as const)
+    await inRolledBack(pool, async (tx) => {
+      const prepared = await prepare(tx);
+      const out = stepRecorder();
+      if (way === "together") await step.many(prepared.events, { tx, each: out.each });
+      else for (const [i, e] of prepared.events.entries()) await step(e, { tx, ...out.each(i) });
+      seen[way] = await observe(tx, prepared, out);
+    });
+  return { together: seen.together, alone: seen.alone };
+}
+
 class Rollback extends Error {}
 
 /**

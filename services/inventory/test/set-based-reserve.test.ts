@@ -7,7 +7,15 @@ import type { SqlTx } from "@orderflow/db";
 import { openStack } from "@orderflow/infra";
 import { afterAll, describe, expect, it } from "vitest";
 import { reserveStock } from "../src/steps/reserve-stock.ts";
-import { adminPool, inboundEvent, inRolledBack, orderCreated, runId, stepRecorder } from "./helpers.ts";
+import {
+  adminPool,
+  inboundEvent,
+  inOneCallAndOneByOne,
+  inRolledBack,
+  orderCreated,
+  runId,
+  stepRecorder,
+} from "./helpers.ts";
 
 const pool = adminPool(openStack(undefined, false), "inventory");
 afterAll(() => pool.end());
@@ -97,23 +105,20 @@ describe("inventory's set-based reserve", () => {
   });
 
   it("leaves stock and reservations as the same orders applied one by one", async () => {
-    const outcome = async (together: boolean) => {
-      let seen: unknown;
-      await inRolledBack(pool, async (tx) => {
-        const { a, b, events } = await fiveOrders(tx);
-        const out = stepRecorder();
-        if (together) await reserveStock.many(events, { tx, each: out.each });
-        else for (const [i, e] of events.entries()) await reserveStock(e, { tx, ...out.each(i) });
+    const { together, alone } = await inOneCallAndOneByOne(
+      pool,
+      reserveStock,
+      fiveOrders,
+      async (tx, { a, b, events }, out) => {
         const statuses = await Promise.all(events.map((e) => statusOf(tx, e.payload.orderId)));
-        seen = {
+        return {
           stock: [await stockOf(tx, a), await stockOf(tx, b)],
           statuses: statuses.map((s) => s?.status),
           answers: out.enqueued.map(({ i, e }) => [i, e.eventType]),
         };
-      });
-      return seen;
-    };
-    expect(await outcome(true)).toEqual(await outcome(false));
+      },
+    );
+    expect(together).toEqual(alone);
   });
 
   it("a second order.created for one order in the same call finds the first one's decision and answers nothing", async () => {

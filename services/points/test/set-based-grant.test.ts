@@ -7,7 +7,14 @@ import type { SqlTx } from "@orderflow/db";
 import { openStack } from "@orderflow/infra";
 import { afterAll, describe, expect, it } from "vitest";
 import { grantPoints } from "../src/steps/grant-points.ts";
-import { adminPool, inboundEvent, inRolledBack, runId, stepRecorder } from "./helpers.ts";
+import {
+  adminPool,
+  inboundEvent,
+  inOneCallAndOneByOne,
+  inRolledBack,
+  runId,
+  stepRecorder,
+} from "./helpers.ts";
 
 const pool = adminPool(openStack(undefined, false), "points");
 afterAll(() => pool.end());
@@ -72,21 +79,16 @@ describe("points' set-based grant", () => {
   });
 
   it("leaves balances and answers as the same events applied one by one", async () => {
-    const outcome = async (together: boolean) => {
-      let seen: unknown;
-      await inRolledBack(pool, async (tx) => {
-        const { c1, c2, events } = await fiveGrants(tx);
-        const out = stepRecorder();
-        if (together) await grantPoints.many(events, { tx, each: out.each });
-        else for (const [i, e] of events.entries()) await grantPoints(e, { tx, ...out.each(i) });
-        seen = {
-          balances: [await balanceOf(tx, c1), await balanceOf(tx, c2)],
-          answers: out.enqueued.map(({ i, e }) => [i, (e.payload as { points: number }).points]),
-        };
-      });
-      return seen;
-    };
-    expect(await outcome(true)).toEqual(await outcome(false));
+    const { together, alone } = await inOneCallAndOneByOne(
+      pool,
+      grantPoints,
+      fiveGrants,
+      async (tx, { c1, c2 }, out) => ({
+        balances: [await balanceOf(tx, c1), await balanceOf(tx, c2)],
+        answers: out.enqueued.map(({ i, e }) => [i, (e.payload as { points: number }).points]),
+      }),
+    );
+    expect(together).toEqual(alone);
   });
 
   it("a second order.confirmed for one order in the same call repeats the first one's grant", async () => {
