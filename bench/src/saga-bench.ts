@@ -21,6 +21,7 @@ import {
   sleep,
   type TableRow,
 } from "./section.ts";
+import { autovacuumRuns, settleDatabases } from "./settle.ts";
 import { SELF_ONLY, stackProcesses } from "./stack-processes.ts";
 import { seedStock } from "./stock.ts";
 
@@ -48,7 +49,10 @@ const logStep = (ctx: SectionContext, s: StepResult, label: string) =>
       `POST p99 ${fmt(s.httpMs.p99)} ms -> ${s.keptUp ? "kept up" : "fell behind"}`,
   );
 
-/** Half the sustained rate, with the CPU of every process tree over the run (answers and drain included). */
+/**
+ * Half the sustained rate, with the CPU of every process tree over the run (answers and drain included),
+ * once the databases have had the ladder's maintenance (settle.ts).
+ */
 async function halfRun(
   stack: Stack,
   client: OrderClient,
@@ -56,6 +60,8 @@ async function halfRun(
   rate: number,
   seconds: number,
 ): Promise<HalfRun> {
+  const settleSeconds = await settleDatabases(stack);
+  const autovacuumsBefore = await autovacuumRuns(stack);
   const procs = await stackProcesses(stack);
   const groups = { ...procs.underTest, ...procs.beside };
   const before = cpuSeconds(groups, SELF_ONLY);
@@ -64,12 +70,15 @@ async function halfRun(
   const step = await runStep(client, orderDb, { rate, seconds, graceMs: 30_000, orderIds: ids });
   const cpu = cpuDelta(before, cpuSeconds(groups, SELF_ONLY));
   const benchCpu = process.cpuUsage(benchBefore);
+  const autovacuums = (await autovacuumRuns(stack)) - autovacuumsBefore;
   cpu[LOAD_GENERATOR] = (benchCpu.user + benchCpu.system) / 1e6;
   const perOrder = (k: string) => ((cpu[k] ?? 0) * 1000) / Math.max(1, step.final);
   const cpuMsPerOrder = Object.fromEntries(Object.keys(procs.underTest).map((k) => [k, perOrder(k)]));
   return {
     rate,
     seconds,
+    settleSeconds,
+    autovacuums,
     step,
     cpuMsPerOrder,
     stackCpuMsPerOrder: Object.values(cpuMsPerOrder).reduce((a, b) => a + b, 0),
@@ -132,7 +141,10 @@ async function runConfig(
       plan.halfSeconds,
     );
     logStep(ctx, half.step, "half rate");
-    ctx.log(`  ${c.label}: stack CPU ${fmt(half.stackCpuMsPerOrder, 1)} ms per order at ${half.rate}/s`);
+    ctx.log(
+      `  ${c.label}: stack CPU ${fmt(half.stackCpuMsPerOrder, 1)} ms per order at ${half.rate}/s ` +
+        `(databases settled in ${fmt(half.settleSeconds, 1)} s; ${half.autovacuums} autovacuum runs during it)`,
+    );
     return { ...base, half };
   } finally {
     client.close();

@@ -19,6 +19,10 @@ export const PER_ORDER = { messages: 4, businessTransactions: 5, relayStatements
 export interface HalfRun {
   rate: number;
   seconds: number;
+  /** The VACUUM (ANALYZE) and CHECKPOINT before the run (settle.ts), in seconds. */
+  settleSeconds: number;
+  /** Autovacuum and autoanalyze runs in the three service databases while the run was measured. */
+  autovacuums: number;
   step: StepResult;
   /** The system under test, group -> CPU ms per final order. */
   cpuMsPerOrder: Record<string, number>;
@@ -53,6 +57,8 @@ const halfOf = (c: ConfigResult) => ({
   finalLatencyP99Ms: c.half?.step.finalMs.p99 ?? Number.NaN,
   cpuMsPerOrderByProcess: c.half?.cpuMsPerOrder ?? {},
   notInCpuMsPerOrder: c.half?.besideCpuMsPerOrder ?? {},
+  halfRateSettleSeconds: c.half?.settleSeconds ?? Number.NaN,
+  halfRateAutovacuums: c.half?.autovacuums ?? Number.NaN,
   sustainedIsLowerBound: c.keptUpAtEveryStep,
   ladder: c.steps.map((s) => ({ rate: s.rate, keptUp: s.keptUp })),
 });

@@ -35,6 +35,8 @@ function config(
     half: cpu && {
       rate: sustained / 2,
       seconds: 6,
+      settleSeconds: 2,
+      autovacuums: 0,
       step: step(sustained / 2, true, [100, 200, 900]),
       cpuMsPerOrder: cpu,
       stackCpuMsPerOrder: Object.values(cpu).reduce((a, b) => a + b, 0),
