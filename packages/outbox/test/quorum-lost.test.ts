@@ -66,8 +66,8 @@ describe("quorum lost", () => {
       await pollUntil(
         "the relay to meet the silence",
         async () =>
-          (await registry.getSingleMetric("outbox_broker_unavailable_total")?.get())?.values[0]?.value ??
-          0 >= 2,
+          ((await registry.getSingleMetric("outbox_broker_unavailable_total")?.get())?.values[0]?.value ??
+            0) >= 2,
         { timeoutMs: 60_000, intervalMs: 200 },
       );
       await pollUntil("a backlog to build", async () => ((await statusCounts(db.pool))[0] ?? 0) > 250, {
