@@ -1,5 +1,5 @@
 // The bench refuses to run against a stack that is not up, and says which part is missing.
-import { adminUrl, amqpUrls, type Stack } from "@orderflow/infra";
+import { adminUrl, amqpUrls, appsStatus, type Stack } from "@orderflow/infra";
 import amqp from "amqplib";
 import pg from "pg";
 
@@ -23,7 +23,16 @@ export async function checkStack(stack: Stack, needServices: boolean): Promise<s
     }
   }
   if (needServices) {
+    // A held service (stopped on purpose, or by a test run that ended without releasing the apps) is not
+    // restarted by the supervisor: say so and how to release it, not just that it does not answer.
+    const held = new Set((await appsStatus(stack)).filter((a) => a.held).map((a) => a.name));
     for (const [name, port] of Object.entries(stack.layout.servicePorts)) {
+      if (held.has(name)) {
+        problems.push(
+          `${name} service is held stopped: \`pnpm stack chaos start ${name}\` lets it run again`,
+        );
+        continue;
+      }
       try {
         const r = await fetch(`http://127.0.0.1:${port}/health/ready`, {
           signal: AbortSignal.timeout(3_000),

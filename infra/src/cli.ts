@@ -184,7 +184,8 @@ function printSummary(s: Awaited<ReturnType<typeof stackStatus>>): void {
     ).map(([name, m]) => `${name.padEnd(18)} ${m.healthy ? "up  " : "DOWN"} ${m.url}  pid ${m.pid ?? "-"}`),
     ...s.services.map(
       (a) =>
-        `${a.name.padEnd(18)} ${a.healthy ? "up  " : "DOWN"} ${a.url ?? ""}  pid ${a.pid ?? "-"}  restarts ${a.restarts}`,
+        `${a.name.padEnd(18)} ${a.healthy ? "up  " : "DOWN"} ${a.url ?? ""}  pid ${a.pid ?? "-"}  restarts ${a.restarts}` +
+        (a.held ? `  held (\`pnpm stack chaos start ${a.name}\` lets it run)` : ""),
     ),
     // Its token is a secret: --json has it.
     `control            ${s.control.healthy ? "up  " : "DOWN"} ${s.control.url}  pid ${s.control.pid ?? "-"}  (console and fault API)`,

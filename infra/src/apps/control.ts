@@ -23,6 +23,8 @@ export interface AppStatus {
   pid: number | null;
   healthy: boolean;
   restarts: number;
+  /** Stopped on purpose (`stack chaos stop`, or a test run holding the apps): not restarted until released. */
+  held: boolean;
 }
 
 export function supervisorPid(s: Stack): number | undefined {
@@ -38,6 +40,7 @@ export function appsVariantInUse(s: Stack): AppVariant {
 export async function appsStatus(s: Stack): Promise<AppStatus[]> {
   const state = readState(s.layout);
   if (!supervisorPid(s) || !state) return [];
+  const held = readHeld(s.layout);
   return Promise.all(
     appDefinitions(s, state.variant).map(async (a) => {
       const st = state.apps[a.name];
@@ -50,7 +53,15 @@ export async function appsStatus(s: Stack): Promise<AppStatus[]> {
           healthy = false;
         }
       }
-      return { name: a.name, kind: a.kind, url: a.url ?? null, pid, healthy, restarts: st?.restarts ?? 0 };
+      return {
+        name: a.name,
+        kind: a.kind,
+        url: a.url ?? null,
+        pid,
+        healthy,
+        restarts: st?.restarts ?? 0,
+        held: held.includes(a.name),
+      };
     }),
   );
 }
