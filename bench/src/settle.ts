@@ -35,6 +35,7 @@ export async function settleDatabases(stack: Stack): Promise<number> {
   await withAdmin(adminUrl(stack.pg), (c) => c.query("CHECKPOINT"));
   return (performance.now() - t0) / 1000;
 }
+
 /** How many autovacuum and autoanalyze runs the three service databases have counted so far. */
 export async function autovacuumRuns(stack: Stack): Promise<number> {
   const counts = await eachDatabase(stack, async (c) => {

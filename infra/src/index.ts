@@ -8,8 +8,6 @@ export {
   holdApps,
   releaseApps,
   restartAppsWith,
-  startApp,
-  stopApp,
 } from "./apps/control.ts";
 export type { AppVariant } from "./apps/variant.ts";
 export { amqpUrlsFor as amqpUrls } from "./broker-urls.ts";
