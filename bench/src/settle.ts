@@ -22,7 +22,8 @@ async function withAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Prom
   }
 }
 
-const eachDatabase = async <T>(stack: Stack, fn: (c: pg.Client) => Promise<T>): Promise<T[]> => {
+/** Runs `fn` as the admin in each service database, one after the other; its results in SERVICE_NAMES order. */
+export const eachDatabase = async <T>(stack: Stack, fn: (c: pg.Client) => Promise<T>): Promise<T[]> => {
   const out: T[] = [];
   for (const s of SERVICE_NAMES) out.push(await withAdmin(adminUrl(stack.pg, databaseName(s)), fn));
   return out;
