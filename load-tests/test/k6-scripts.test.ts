@@ -151,12 +151,16 @@ describe("k6 scripts through the k6 shims, against the stack", () => {
       expect(audits[0]?.url).toContain(`prefix=${encodeURIComponent(prefix)}`);
       expect(audits[0]?.status).toBe(200);
       const audit = JSON.parse(audits[0]?.responseBody ?? "{}") as Record<string, unknown>;
-      expect({
-        lost: audit.lost,
-        duplicated: audit.duplicated,
-        unexpected: audit.unexpected,
-        unfinished: audit.unfinished,
-      }).toEqual({ lost: 0, duplicated: 0, unexpected: 0, unfinished: 0 });
+      // On failure, the message carries the audit's violations: which order, and what was wrong with it.
+      expect(
+        {
+          lost: audit.lost,
+          duplicated: audit.duplicated,
+          unexpected: audit.unexpected,
+          unfinished: audit.unfinished,
+        },
+        JSON.stringify(audit.violations),
+      ).toEqual({ lost: 0, duplicated: 0, unexpected: 0, unfinished: 0 });
       expect(r.auditViolations).toBe(0);
       expect(r.testFailed).toEqual([]);
       expect(r.thresholds["audit_violations count==0"]?.ok).toBe(true);

@@ -56,11 +56,28 @@ export const PREFIX = /^[A-Za-z0-9.:_-]{1,64}$/;
 
 export class AuditTooLargeError extends Error {}
 
-/** Where the audit reads: each service's database (read access is enough), its /metrics, the queues. */
+/** Runs `fn` on a short-lived connection to one service's database (read access is enough). */
+export type ReadDatabase = <T>(svc: ServiceName, fn: (c: pg.Client) => Promise<T>) => Promise<T>;
+
+/** Where the audit reads: each service's database, its /metrics, the queues. */
 export interface AuditSources {
-  databaseUrls: Record<ServiceName, string>;
+  read: ReadDatabase;
   serviceUrls: Record<ServiceName, string>;
   listQueues: () => Promise<{ name: string; messages: number }[]>;
+}
+
+/** Each read on its own connection to the service's database URL. */
+export function readFrom(databaseUrls: Record<ServiceName, string>): ReadDatabase {
+  return async (svc, fn) => {
+    const c = new pg.Client({ connectionString: databaseUrls[svc] });
+    c.on("error", () => {}); // a PostgreSQL restart ends the connection; the query itself then fails
+    await c.connect();
+    try {
+      return await fn(c);
+    } finally {
+      await c.end().catch(() => {});
+    }
+  };
 }
 
 /** The local stack's: its databases as the admin, its services on loopback, its management API. */
@@ -68,7 +85,7 @@ export function localAuditSources(s: Stack): AuditSources {
   const each = (f: (svc: ServiceName) => string) =>
     Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, f(svc)])) as Record<ServiceName, string>;
   return {
-    databaseUrls: each((svc) => adminUrl(s.pg, databaseName(svc))),
+    read: readFrom(each((svc) => adminUrl(s.pg, databaseName(svc)))),
     serviceUrls: each((svc) => `http://127.0.0.1:${s.layout.servicePorts[svc]}`),
     listQueues: () => listQueues(s.rabbit),
   };
@@ -76,21 +93,10 @@ export function localAuditSources(s: Stack): AuditSources {
 
 const likePrefix = (p: string) => `${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-async function withDb<T>(s: AuditSources, svc: ServiceName, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: s.databaseUrls[svc] });
-  c.on("error", () => {}); // a PostgreSQL restart ends the connection; the query itself then fails
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end().catch(() => {});
-  }
-}
-
 /** Every order created at or after `since` (of the prefix, if any), with its lines and customer. */
 async function readLedger(s: AuditSources, q: AuditQuery): Promise<RunLedger> {
   const like = q.prefix === undefined ? null : likePrefix(q.prefix);
-  return withDb(s, "order", async (c) => {
+  return s.read("order", async (c) => {
     const o = await c.query<{ id: string; customer_id: string; created_at: Date }>(
       `SELECT o.id, o.customer_id, o.created_at FROM orders o
         WHERE o.created_at >= $1
@@ -117,7 +123,7 @@ async function readLedger(s: AuditSources, q: AuditQuery): Promise<RunLedger> {
       ]);
     let initialStock: Record<string, number> = {};
     if (like !== null)
-      initialStock = await withDb(s, "inventory", async (inv) => {
+      initialStock = await s.read("inventory", async (inv) => {
         const r = await inv.query<{ sku: string; total: number }>(
           "SELECT sku, available + reserved AS total FROM stock WHERE sku LIKE $1",
           [like],
@@ -153,7 +159,31 @@ function scopedSnapshot(s: AuditSources, q: AuditQuery) {
         )
         .then((r) => r.rows.map((x) => ({ status: x.status, n: Number(x.n), attempts: Number(x.attempts) })));
 
-    const inventory = await withDb(s, "inventory", async (c) => ({
+    // The order database first. Every effect an order's state depends on commits in its peer before the
+    // reply that moved the order leaves it, so peers read after the orders hold at least what those
+    // states imply. Read the other way round, an order that went through its whole saga between the
+    // reads looked confirmed without its reservation: a torn read, not a double effect.
+    const order = await s.read("order", async (c) => {
+      const o = await c.query<{
+        id: string;
+        status: string;
+        total: number;
+        customer_id: string;
+        points_granted: number | null;
+        cancel_acks: string[];
+        reconcile_repairs: number;
+      }>(
+        `SELECT id, status, total, customer_id, points_granted, cancel_acks, reconcile_repairs
+           FROM orders WHERE id = ANY($1::uuid[])`,
+        [ids],
+      );
+      const l = await c.query<{ order_id: string; sku: string; quantity: number }>(
+        "SELECT order_id, sku, quantity FROM order_lines WHERE order_id = ANY($1::uuid[])",
+        [ids],
+      );
+      return { o: o.rows, l: l.rows, outbox: await outboxOf(c) };
+    });
+    const inventory = await s.read("inventory", async (c) => ({
       r: (
         await c.query<{ order_id: string; status: string; lines: { sku: string; quantity: number }[] }>(
           `SELECT order_id, status, lines FROM reservations
@@ -174,7 +204,7 @@ function scopedSnapshot(s: AuditSources, q: AuditQuery) {
             ).rows,
       outbox: await outboxOf(c),
     }));
-    const points = await withDb(s, "points", async (c) => ({
+    const points = await s.read("points", async (c) => ({
       g: (
         await c.query<{ order_id: string; status: string; points: number; customer_id: string }>(
           `SELECT order_id, status, points, customer_id FROM grants
@@ -199,33 +229,20 @@ function scopedSnapshot(s: AuditSources, q: AuditQuery) {
     const strangers = [
       ...new Set([...inventory.r, ...points.g].map((x) => x.order_id).filter((id) => !inLedger.has(id))),
     ];
-    const order = await withDb(s, "order", async (c) => {
-      const o = await c.query<{
-        id: string;
-        status: string;
-        total: number;
-        customer_id: string;
-        points_granted: number | null;
-        cancel_acks: string[];
-        reconcile_repairs: number;
-      }>(
-        `SELECT id, status, total, customer_id, points_granted, cancel_acks, reconcile_repairs
-           FROM orders WHERE id = ANY($1::uuid[])`,
-        [ids],
-      );
-      const l = await c.query<{ order_id: string; sku: string; quantity: number }>(
-        "SELECT order_id, sku, quantity FROM order_lines WHERE order_id = ANY($1::uuid[])",
-        [ids],
-      );
-      // Effects of orders outside the window (created before `since`, or after the ledger was read)
-      // are not strangers: only those whose order does not exist at all are.
-      const known = await c.query<{ id: string }>(
-        "SELECT id::text AS id FROM orders WHERE id::text = ANY($1)",
-        [strangers],
-      );
-      return { o: o.rows, l: l.rows, known: new Set(known.rows.map((r) => r.id)), outbox: await outboxOf(c) };
-    });
-    const keep = (id: string) => inLedger.has(id) || !order.known.has(id);
+    // Effects of orders outside the window (created before `since`, or after the ledger was read)
+    // are not strangers: only those whose order does not exist at all are (asked after the peers' reads,
+    // so an order created meanwhile is found).
+    const known =
+      strangers.length === 0
+        ? new Set<string>()
+        : await s.read("order", async (c) => {
+            const r = await c.query<{ id: string }>(
+              "SELECT id::text AS id FROM orders WHERE id::text = ANY($1)",
+              [strangers],
+            );
+            return new Set(r.rows.map((x) => x.id));
+          });
+    const keep = (id: string) => inLedger.has(id) || !known.has(id);
 
     return snapshotOf({
       orders: order.o,

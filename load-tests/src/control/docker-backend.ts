@@ -3,7 +3,7 @@
 // management API's queues, the services' /metrics on the compose network) in the local flow's shapes.
 import type { FaultController, ServiceName } from "@orderflow/infra";
 import type { ControlBackend } from "./app.ts";
-import { type AuditSources, auditSince } from "./audit-since.ts";
+import { type AuditSources, auditSince, readFrom } from "./audit-since.ts";
 import { createDockerEngine, type DockerEngine } from "./docker-engine.ts";
 import { createDockerFaultController, type DockerFaultAction } from "./docker-faults.ts";
 import { createQueueLister, type QueueDepth } from "./docker-management.ts";
@@ -86,7 +86,7 @@ export function createDockerBackend(o: DockerControlOptions): ControlBackend & {
     { faults: () => parts.faults.active(), scenario: () => null, ...(o.log ? { log: o.log } : {}) },
   );
   const auditSources: AuditSources = {
-    databaseUrls: o.databaseUrls,
+    read: readFrom(o.databaseUrls),
     serviceUrls: parts.serviceUrls,
     listQueues: parts.listQueues,
   };
