@@ -162,7 +162,7 @@ function scopedSnapshot(s: AuditSources, q: AuditQuery) {
     // The order database first. Every effect an order's state depends on commits in its peer before the
     // reply that moved the order leaves it, so peers read after the orders hold at least what those
     // states imply. Read the other way round, an order that went through its whole saga between the
-    // reads looked confirmed without its reservation: a torn read, not a double effect.
+    // reads looked confirmed without its reservation or its grant: a torn read, not a double effect.
     const order = await s.read("order", async (c) => {
       const o = await c.query<{
         id: string;

@@ -37,15 +37,14 @@ describe("retry tiers across a whole-broker restart", () => {
     await waitFor("sent to the 30 s tier", () => c.outcomes.some((o) => o.kind === "retried"));
     expect(c.outcomes[0]).toMatchObject({ kind: "retried", tier: "30s" });
 
-    let down = false;
+    let restarted = false;
     try {
-      down = true;
       await stopWholeBroker(s);
       await startWholeBroker(s);
-      down = false;
+      restarted = true;
     } finally {
       // Whatever failed, the next test finds a broker.
-      if (down) await startWholeBroker(s).catch(() => {});
+      if (!restarted) await startWholeBroker(s).catch(() => {});
       // The restart closed the suite's admin connection: its cleanup purges through a new one.
       await suite.broker.close();
       suite.broker = await openAdminBroker(s);
