@@ -1,10 +1,17 @@
 // When the invariant check counts the system as settled (reconcile/invariants.ts): the predicate for an
 // order still moving, run on the real order database against one order of each state and age, inside a
-// transaction that is rolled back so the running saga never sees the rows.
+// transaction that is rolled back so the running saga never sees the rows; and the scheduled check,
+// which reads nothing more while an order is moving.
 import { randomUUID } from "node:crypto";
 import type { SqlTx } from "@orderflow/db";
 import { afterAll, expect, it } from "vitest";
-import { UNSETTLED_ORDER } from "../src/reconcile/invariants.ts";
+import {
+  checkInvariants,
+  checkInvariantsOnceSettled,
+  type InvariantReport,
+  UNSETTLED_ORDER,
+} from "../src/reconcile/invariants.ts";
+import type { Peers } from "../src/reconcile/peers.ts";
 import { inRolledBack, openSaga } from "./helpers.ts";
 
 const saga = await openSaga();
@@ -76,4 +83,56 @@ it("an order counts as still moving while pending, awaiting its points or its re
     }
   });
   expect(moving).toEqual(Object.fromEntries(STATES.map((s) => [s.name, s.moving])));
+});
+
+/** Peers that answer the check's two questions with nothing and record that they were asked. */
+function askedPeers(): { peers: Peers; asked: string[] } {
+  const asked: string[] = [];
+  const no = () => Promise.reject(new Error("reconciliation's calls are not part of the invariant check"));
+  return {
+    asked,
+    peers: {
+      heldEffects: no,
+      reservation: no,
+      grant: no,
+      replayInventoryReply: no,
+      replayPointsReply: no,
+      stock: async () => {
+        asked.push("stock");
+        return [];
+      },
+      balances: async () => {
+        asked.push("balances");
+        return [];
+      },
+    },
+  };
+}
+
+it("while an order is moving, the scheduled check reads no sums and asks no peer; asked for, the check still runs whole", async () => {
+  const scheduled = askedPeers();
+  const onDemand = askedPeers();
+  let skipped: unknown = "not run";
+  let report: InvariantReport | undefined;
+  await inRolledBack(saga.db.order, async (tx) => {
+    await insertOrder(tx, STATES[0] as (typeof STATES)[number]); // pending, changed just now
+    skipped = await checkInvariantsOnceSettled(tx, scheduled.peers, STALE_AFTER_MS);
+    report = await checkInvariants(tx, onDemand.peers, STALE_AFTER_MS);
+  });
+  expect(skipped).toBeUndefined();
+  expect(scheduled.asked).toEqual([]);
+  expect(report?.settled).toBe(false);
+  expect(onDemand.asked.sort()).toEqual(["balances", "stock"]);
+});
+
+it("once nothing is moving, the scheduled check runs whole", async () => {
+  const { peers, asked } = askedPeers();
+  let report: InvariantReport | undefined;
+  await inRolledBack(saga.db.order, async (tx) => {
+    // A threshold of minus a minute: every unfinished order counts as stuck, even one written this
+    // instant, so nothing is moving whatever else runs on the stack meanwhile.
+    report = await checkInvariantsOnceSettled(tx, peers, -60_000);
+  });
+  expect(report?.settled).toBe(true);
+  expect(asked.sort()).toEqual(["balances", "stock"]);
 });

@@ -3,7 +3,7 @@
 //   and nothing is negative;
 // - points: every customer's balance = the rule (1 point per whole currency unit) over CONFIRMED orders.
 // Meaningful when the system has settled: no order still moving (UNSETTLED_ORDER).
-import type { Db } from "../db.ts";
+import type { SqlTx } from "@orderflow/db";
 import type { Peers } from "./peers.ts";
 import { UNFINISHED_ORDER } from "./unfinished.ts";
 
@@ -32,12 +32,46 @@ export interface InvariantReport {
   }[];
 }
 
-/** `staleAfterMs`: the reconciliation's threshold, past which an unfinished order counts as stuck. */
-export async function checkInvariants(db: Db, peers: Peers, staleAfterMs: number): Promise<InvariantReport> {
-  const [{ unsettled } = { unsettled: 0n }] = await db.$queryRawUnsafe<{ unsettled: bigint }[]>(
-    `SELECT count(*) AS unsettled FROM orders WHERE ${UNSETTLED_ORDER}`,
+/** What the check reads the order database with: the service's Prisma client, or a test's transaction. */
+type OrderReads = Pick<SqlTx, "$queryRawUnsafe">;
+
+/**
+ * Whether some order is still moving (UNSETTLED_ORDER). EXISTS stops at the first one it meets, where
+ * count(*) read every order ever written (40-70 ms of PostgreSQL at 140,000 orders, every minute).
+ */
+export async function anyOrderMoving(db: OrderReads, staleAfterMs: number): Promise<boolean> {
+  const [row] = await db.$queryRawUnsafe<{ moving: boolean }[]>(
+    `SELECT EXISTS (SELECT 1 FROM orders WHERE ${UNSETTLED_ORDER}) AS moving`,
     staleAfterMs,
   );
+  return row?.moving === true;
+}
+
+/**
+ * The scheduled check: nothing more is read while an order is moving (undefined). Under load some order
+ * always is, a report that is not settled proves nothing, and its sums read every order ever confirmed:
+ * 150-390 ms of PostgreSQL at 140,000 orders each minute, a burst that the saga's latency paid for
+ * (issue 11). Once the system settles, the check runs whole.
+ */
+export async function checkInvariantsOnceSettled(
+  db: OrderReads,
+  peers: Peers,
+  staleAfterMs: number,
+): Promise<InvariantReport | undefined> {
+  if (await anyOrderMoving(db, staleAfterMs)) return undefined;
+  return checkInvariants(db, peers, staleAfterMs);
+}
+
+/**
+ * The whole check, settled or not (GET /admin/invariants). `staleAfterMs`: the reconciliation's
+ * threshold, past which an unfinished order counts as stuck.
+ */
+export async function checkInvariants(
+  db: OrderReads,
+  peers: Peers,
+  staleAfterMs: number,
+): Promise<InvariantReport> {
+  const settled = !(await anyOrderMoving(db, staleAfterMs));
   const reservedBySku = await db.$queryRawUnsafe<{ sku: string; units: bigint }[]>(
     `SELECT l.sku, SUM(l.quantity)::bigint AS units
        FROM order_lines l JOIN orders o ON o.id = l.order_id
@@ -76,7 +110,7 @@ export async function checkInvariants(db: Db, peers: Peers, staleAfterMs: number
   }
   return {
     ok: violations.length === 0,
-    settled: unsettled === 0n,
+    settled,
     checkedAt: new Date().toISOString(),
     violations,
   };

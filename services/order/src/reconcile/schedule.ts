@@ -4,7 +4,7 @@ import type { ServiceRuntime } from "@orderflow/service-runtime";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { Db, Tx } from "../db.ts";
 import type { OrderEnv } from "../env.ts";
-import { checkInvariants, type InvariantReport } from "./invariants.ts";
+import { checkInvariants, checkInvariantsOnceSettled, type InvariantReport } from "./invariants.ts";
 import { httpPeers, type Peers } from "./peers.ts";
 import { repairStaleOrders } from "./repair-stale-orders.ts";
 import { type OrphanReport, reverseOrphans } from "./reverse-orphans.ts";
@@ -82,18 +82,20 @@ export function startReconciliation(deps: {
     );
     return { ...result, orphans: orphanReport };
   };
-  const invariants = async () => {
-    const report = await checkInvariants(deps.db, peers, deps.env.reconcile.staleAfterMs);
+  const record = (report: InvariantReport) => {
     if (report.settled) violations.set(report.violations.length);
     if (!report.ok) deps.log[report.settled ? "error" : "info"]({ ...report }, "invariants.violated");
     return report;
   };
+  const invariants = async () =>
+    record(await checkInvariants(deps.db, peers, deps.env.reconcile.staleAfterMs));
   const timer =
     deps.schedule === false
       ? undefined
       : setInterval(() => {
           runOnce()
-            .then(() => invariants())
+            .then(() => checkInvariantsOnceSettled(deps.db, peers, deps.env.reconcile.staleAfterMs))
+            .then((report) => report && record(report))
             .catch((e: unknown) => deps.log.error({ error: (e as Error).message }, "reconcile.run_failed"));
         }, deps.env.reconcile.intervalMs);
   timer?.unref();
