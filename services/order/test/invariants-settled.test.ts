@@ -4,7 +4,7 @@
 // which reads nothing more while an order is moving.
 import { randomUUID } from "node:crypto";
 import type { SqlTx } from "@orderflow/db";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   checkInvariants,
   checkInvariantsOnceSettled,
@@ -12,10 +12,14 @@ import {
   UNSETTLED_ORDER,
 } from "../src/reconcile/invariants.ts";
 import type { Peers } from "../src/reconcile/peers.ts";
-import { inRolledBack, openSaga } from "./helpers.ts";
+import { inRolledBack, openSaga, type Saga } from "./helpers.ts";
 
-const saga = await openSaga();
-afterAll(() => saga.close());
+// In beforeAll, not at import: the suite setup releases the services (held by component tests) before it.
+let saga: Saga;
+beforeAll(async () => {
+  saga = await openSaga();
+});
+afterAll(() => saga?.close());
 
 /** The stale threshold the predicate is given; "old" orders last changed twice that long ago. */
 const STALE_AFTER_MS = 60_000;

@@ -58,8 +58,7 @@ export async function checkInvariantsOnceSettled(
   peers: Peers,
   staleAfterMs: number,
 ): Promise<InvariantReport | undefined> {
-  if (await anyOrderMoving(db, staleAfterMs)) return undefined;
-  return checkInvariants(db, peers, staleAfterMs);
+  return (await anyOrderMoving(db, staleAfterMs)) ? undefined : judge(db, peers, true);
 }
 
 /**
@@ -71,7 +70,11 @@ export async function checkInvariants(
   peers: Peers,
   staleAfterMs: number,
 ): Promise<InvariantReport> {
-  const settled = !(await anyOrderMoving(db, staleAfterMs));
+  return judge(db, peers, !(await anyOrderMoving(db, staleAfterMs)));
+}
+
+/** The sums and their comparison with the peers' figures; `settled` as the caller found it. */
+async function judge(db: OrderReads, peers: Peers, settled: boolean): Promise<InvariantReport> {
   const reservedBySku = await db.$queryRawUnsafe<{ sku: string; units: bigint }[]>(
     `SELECT l.sku, SUM(l.quantity)::bigint AS units
        FROM order_lines l JOIN orders o ON o.id = l.order_id
