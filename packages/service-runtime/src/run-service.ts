@@ -31,6 +31,8 @@ export interface ServiceDefinition<Db, Tx extends SqlTx> {
   createDb: (url: string) => Db;
   transaction: (db: Db) => RunTransaction<Tx>;
   disconnect: (db: Db) => Promise<void>;
+  /** Pays the client's one-time costs before the service listens (prisma-database.ts says why). */
+  warm: (db: Db) => Promise<void>;
   /** Longest period after which a reconciliation job may re-send an event (inbox retention must exceed it). */
   reconciliationPeriodMs: number;
   routes: (
@@ -52,6 +54,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
   if (migrated.applied.length > 0) log.info({ names: migrated.applied }, "migrations.applied");
 
   const db = def.createDb(env.databaseUrl);
+  await def.warm(db);
   // Plain SQL on node-postgres for the hot paths: the consumer's pool, and one for the HTTP routes that
   // ask for it (inSqlTransaction). node-postgres opens connections on demand: unused, it costs nothing.
   const consumerDb = sqlDatabase(env.databaseUrl, log, { name: "consumer", max: 4 });
