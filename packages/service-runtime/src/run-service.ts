@@ -1,7 +1,7 @@
 // The whole life of a service process, the same for order, inventory and points: check dependencies
-// (naming the one that is missing), migrate, start the runtime (relay fast path, consumer), serve HTTP,
-// and on SIGTERM/SIGINT: stop HTTP intake, stop the service's own jobs, stop consuming and drain,
-// flush the fast path, close the broker, close the database.
+// (naming the one that is missing), migrate, warm the Prisma client, start the runtime (relay fast path,
+// consumer), serve HTTP, and on SIGTERM/SIGINT: stop HTTP intake, stop the service's own jobs, stop
+// consuming and drain, flush the fast path, close the broker, close the database.
 import type { EventType } from "@orderflow/contracts";
 import { doneOnConfirm } from "@orderflow/contracts";
 import type { RunTransaction, SqlTx } from "@orderflow/db";
