@@ -1,4 +1,11 @@
 export { applyMigrations, type MigrateResult, type MigrationFile, readMigrations } from "./migrate.ts";
 export type { RunTransaction } from "./run-transaction.ts";
 export { isDataError, sqlStateOf } from "./sql-errors.ts";
-export { pgTransaction, preparedQuery, type SqlFragment, type SqlTx, sqlText } from "./sql-tx.ts";
+export {
+  pgAutocommit,
+  pgTransaction,
+  preparedQuery,
+  type SqlFragment,
+  type SqlTx,
+  sqlText,
+} from "./sql-tx.ts";

@@ -65,19 +65,11 @@ export function preparedQuery(text: string, values: unknown[]): pg.QueryConfig {
   return name === undefined ? { text, values } : { name, text, values };
 }
 
-/** Runs `fn` inside BEGIN/COMMIT on one pooled connection; rolls back if it throws. */
-export async function pgTransaction<T>(pool: pg.Pool, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  // A checked-out client has no pool listener: a server-side termination between two statements (e.g. a
-  // PostgreSQL restart) would otherwise be an unhandled 'error' event that crashes the process.
-  let broken: Error | undefined;
-  const onError = (e: Error) => {
-    broken = e;
-  };
-  client.on("error", onError);
-  const exec = async (q: string, v: unknown[]) => (await client.query(preparedQuery(q, v))).rowCount ?? 0;
-  const query = async <R>(q: string, v: unknown[]) => (await client.query(preparedQuery(q, v))).rows as R;
-  const tx: SqlTx = {
+/** The SqlTx shape over anything node-postgres can query: a checked-out client, or the pool itself. */
+function sqlTxOver(db: pg.Pool | pg.PoolClient): SqlTx {
+  const exec = async (q: string, v: unknown[]) => (await db.query(preparedQuery(q, v))).rowCount ?? 0;
+  const query = async <R>(q: string, v: unknown[]) => (await db.query(preparedQuery(q, v))).rows as R;
+  return {
     $executeRawUnsafe: (q, ...v) => exec(q, v),
     $queryRawUnsafe: <R>(q: string, ...v: unknown[]) => query<R>(q, v),
     $executeRaw: (q, ...v) => {
@@ -89,6 +81,26 @@ export async function pgTransaction<T>(pool: pg.Pool, fn: (tx: SqlTx) => Promise
       return query<R>(text, params);
     },
   };
+}
+
+/**
+ * Statements on the pool with no transaction around them: each commits alone (autocommit). For a write
+ * that is one statement, which PostgreSQL applies whole or not at all: BEGIN and COMMIT would only add
+ * two round trips.
+ */
+export const pgAutocommit = (pool: pg.Pool): SqlTx => sqlTxOver(pool);
+
+/** Runs `fn` inside BEGIN/COMMIT on one pooled connection; rolls back if it throws. */
+export async function pgTransaction<T>(pool: pg.Pool, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  // A checked-out client has no pool listener: a server-side termination between two statements (e.g. a
+  // PostgreSQL restart) would otherwise be an unhandled 'error' event that crashes the process.
+  let broken: Error | undefined;
+  const onError = (e: Error) => {
+    broken = e;
+  };
+  client.on("error", onError);
+  const tx = sqlTxOver(client);
   try {
     await client.query("BEGIN");
     const result = await fn(tx);

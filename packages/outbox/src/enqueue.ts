@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { SqlTx } from "@orderflow/db";
+import { type SqlFragment, type SqlTx, sqlText } from "@orderflow/db";
 import { activeTraceparent } from "@orderflow/telemetry";
 import { byId } from "./sql/row.ts";
 import type { ClaimedRow, OutboxEvent } from "./types.ts";
@@ -83,11 +83,18 @@ export async function insertLeasedRows(
   leaseMs: number,
 ): Promise<ClaimedRow[]> {
   if (rows.length === 0) return [];
-  const inserted = await tx.$queryRawUnsafe<{ id: string; message_id: string; created_at: Date }[]>(
-    INSERT_LEASED,
-    ...columns(rows),
-    leaseMs,
-  );
+  const inserted = await tx.$queryRawUnsafe<Inserted[]>(INSERT_LEASED, ...columns(rows), leaseMs);
+  return asClaimed(rows, inserted);
+}
+
+interface Inserted {
+  id: string;
+  message_id: string;
+  created_at: Date;
+}
+
+/** The inserted rows as claimed rows, in insert order. */
+function asClaimed(rows: readonly OutboxRow[], inserted: readonly Inserted[]): ClaimedRow[] {
   // PostgreSQL answers uuids in lower case, whatever case the caller's message id had.
   const byMessageId = new Map(rows.map((r) => [r.messageId.toLowerCase(), r]));
   return inserted
@@ -96,6 +103,58 @@ export async function insertLeasedRows(
       return { ...r, id: i.id, attempts: 0, createdAt: i.created_at };
     })
     .sort(byId);
+}
+
+/** A caller's write as the CTEs of one statement (see insertWithOutboxRows). */
+export interface GatedWrite {
+  /** The CTEs, without the WITH: `a AS (INSERT ... RETURNING ...), b AS (...)`. */
+  ctes: SqlFragment;
+  /** The CTE whose rows say the write happened (an insert's RETURNING): the events go out only then. */
+  gate: string;
+}
+
+/**
+ * The caller's CTEs, then the outbox rows (leased for `leaseMs`, 0 for none) where the gate has a row.
+ * One statement is atomic in PostgreSQL, so run outside a transaction it still commits the business rows
+ * and their events together, or neither: no BEGIN and no COMMIT, one round trip where a transaction of
+ * two statements takes four (POST /orders, issue 11).
+ */
+function gatedInsertSql(w: GatedWrite, leaseMs: number, rows: readonly OutboxRow[]) {
+  const { text, params } = sqlText(w.ctes, []);
+  const n = params.length;
+  const at = (i: number) => `$${n + i}`;
+  const sql = `
+WITH ${text},
+outbox_rows AS (
+  INSERT INTO outbox (message_id, event_type, aggregate_type, aggregate_id, payload, schema_version, headers,
+                      next_attempt_at)
+  SELECT m, e, t, a, p, v, h, now() + make_interval(secs => ${at(8)}::double precision / 1000)
+    FROM unnest(${at(1)}::uuid[], ${at(2)}::text[], ${at(3)}::text[], ${at(4)}::text[], ${at(5)}::jsonb[],
+                ${at(6)}::int[], ${at(7)}::jsonb[]) AS r(m, e, t, a, p, v, h)
+   WHERE EXISTS (SELECT 1 FROM ${w.gate})
+  RETURNING id::text AS id, message_id::text AS message_id, created_at
+)
+SELECT g.written, x.id, x.message_id, x.created_at
+  FROM (SELECT count(*)::int AS written FROM ${w.gate}) g LEFT JOIN outbox_rows x ON true`;
+  return { sql, params: [...params, ...columns(rows), leaseMs] };
+}
+
+/**
+ * Runs the caller's write with the rows' outbox insert in one statement on `db` (a transaction, or a
+ * pool whose every statement commits alone). Returns whether the gate wrote, and the outbox rows as
+ * claimed rows (leased for `leaseMs`) when it did.
+ */
+export async function insertWithOutboxRows(
+  db: SqlTx,
+  w: GatedWrite,
+  rows: readonly OutboxRow[],
+  leaseMs: number,
+): Promise<{ written: boolean; claimed: ClaimedRow[] }> {
+  const q = gatedInsertSql(w, leaseMs, rows);
+  const result = await db.$queryRawUnsafe<(Partial<Inserted> & { written: number })[]>(q.sql, ...q.params);
+  const written = (result[0]?.written ?? 0) > 0;
+  const inserted = result.filter((r): r is Inserted & { written: number } => r.id != null);
+  return { written, claimed: written ? asClaimed(rows, inserted) : [] };
 }
 
 /** Writes the event's outbox row inside `tx`; returns its message id (for the after-commit wake-up). */

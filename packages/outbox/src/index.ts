@@ -6,7 +6,15 @@ import { fileURLToPath } from "node:url";
 export { type ArchiverConfig, createArchiver, DEFAULT_ARCHIVER_CONFIG } from "./archiver.ts";
 export { DEFAULT_BACKOFF_MS, nextRetryDelayMs } from "./backoff.ts";
 export { type ClaimStrategy, leasedClaim } from "./claim.ts";
-export { enqueue, insertLeasedRows, insertOutboxRows, type OutboxRow, outboxRow } from "./enqueue.ts";
+export {
+  enqueue,
+  type GatedWrite,
+  insertLeasedRows,
+  insertOutboxRows,
+  insertWithOutboxRows,
+  type OutboxRow,
+  outboxRow,
+} from "./enqueue.ts";
 export { type OutboxEnv, readOutboxEnv } from "./env.ts";
 export { createOutboxMetrics, type OutboxMetrics } from "./metrics.ts";
 export { createReconciler, DEFAULT_RECONCILER_CONFIG, type ReconcilerConfig } from "./reconciler.ts";

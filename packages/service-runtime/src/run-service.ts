@@ -69,6 +69,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
     transaction: def.transaction(db),
     consumerTransaction: consumerDb.transaction,
     sqlTransaction: httpSql.transaction,
+    sqlAutocommit: httpSql.autocommit,
     consumerBatchSize: env.consumerBatchSize,
     consumerConcurrency: env.consumerConcurrency,
     log,

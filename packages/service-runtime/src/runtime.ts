@@ -7,12 +7,15 @@ import type { Consumer } from "@orderflow/messaging";
 import {
   type DoneMark,
   enqueue,
+  type GatedWrite,
   markDone,
+  type OutboxEvent,
   type Relay,
   type RelayConfig,
   withOutbox,
 } from "@orderflow/outbox";
 import { collectDefaultMetrics, Registry } from "prom-client";
+import { gatedWrites } from "./gated-write.ts";
 import { startInProcessRelay } from "./in-process-relay.ts";
 import { bufferedOutbox } from "./outbox-buffer.ts";
 import type { Enqueue, ServiceParts, Subscriptions } from "./parts.ts";
@@ -36,6 +39,8 @@ export interface RuntimeOptions<Tx extends SqlTx> {
   consumerTransaction: RunTransaction<SqlTx>;
   /** Plain SQL (node-postgres) for the HTTP routes on the hot path: `inSqlTransaction`. */
   sqlTransaction: RunTransaction<SqlTx>;
+  /** The same pool's statements with no transaction around them: `writeWithEvents`. */
+  sqlAutocommit: SqlTx;
   /** How many consumer transactions run at once (the rest wait their turn in process). Default 1. */
   consumerConcurrency?: number;
   /** Most messages one consumer transaction applies (1 = one per transaction). Default 50. */
@@ -59,10 +64,11 @@ export interface ServiceRuntime<Tx extends SqlTx> {
   /** Runs `work` in a transaction with an enqueue bound to it; after the commit the fast path publishes. */
   inTransaction<T>(work: (tx: Tx, enqueue: Enqueue) => Promise<T>): Promise<T>;
   /**
-   * The same in plain SQL on node-postgres, for a route on the saga's hot path (POST /orders): Prisma's
-   * client costs 4-5x node-postgres' CPU per statement, raw queries included.
+   * A write that is one statement (its CTEs) and its events, for the hottest route (POST /orders): the
+   * outbox rows join the statement, which commits alone (one round trip, not four). The events are
+   * written only when the write's gate has a row; returns whether it had.
    */
-  inSqlTransaction<T>(work: (tx: SqlTx, enqueue: Enqueue) => Promise<T>): Promise<T>;
+  writeWithEvents(write: GatedWrite, events: readonly OutboxEvent[]): Promise<boolean>;
   readiness: Record<string, () => Promise<boolean>>;
   shutdown(): Promise<void>;
 }
@@ -128,7 +134,11 @@ export async function startServiceRuntime<Tx extends SqlTx>(
     relay: fastPath.relay,
     consumer: consuming.consumer,
     inTransaction: httpOutbox(opts.transaction),
-    inSqlTransaction: httpOutbox(opts.sqlTransaction),
+    writeWithEvents: gatedWrites(
+      parts.enqueue
+        ? { inSqlTransaction: httpOutbox(opts.sqlTransaction) }
+        : { autocommit: opts.sqlAutocommit, relay: fastPath.relay },
+    ),
     readiness: {
       database: fastPath.ping,
       broker: async () => consuming.isConnected() && fastPath.isConnected(),

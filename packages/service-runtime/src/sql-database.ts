@@ -2,7 +2,7 @@
 // cannot starve the HTTP path) and the HTTP hot path's (POST /orders). These are the saga's hot paths:
 // Prisma's client costs 4-5x node-postgres' CPU per statement there, raw queries included. Prisma's
 // schema and migrations still define every table these statements touch, and Prisma serves the rest.
-import { pgTransaction, type RunTransaction, type SqlTx } from "@orderflow/db";
+import { pgAutocommit, pgTransaction, type RunTransaction, type SqlTx } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import pg from "pg";
 
@@ -20,5 +20,7 @@ export function sqlDatabase(url: string, log: Logger, opts: { name: string; max:
   // An idle connection dropped by the server (a PostgreSQL restart) must not crash the process.
   pool.on("error", (e) => log.warn({ error: e.message }, `${opts.name}_pool.error`));
   const transaction: RunTransaction<SqlTx> = (fn) => pgTransaction(pool, fn);
-  return { transaction, close: () => pool.end() };
+  // For the writes that are one statement (atomic without BEGIN/COMMIT).
+  const autocommit = pgAutocommit(pool);
+  return { transaction, autocommit, close: () => pool.end() };
 }

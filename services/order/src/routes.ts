@@ -13,7 +13,7 @@ import { listQuery, newOrderBody, orderIdParams, orderView } from "./schemas.ts"
 
 export interface RouteDeps {
   db: Db;
-  runtime: Pick<ServiceRuntime<Tx>, "inTransaction" | "inSqlTransaction">;
+  runtime: Pick<ServiceRuntime<Tx>, "inTransaction" | "writeWithEvents">;
   reconciliation?: Pick<Reconciliation, "runOnce" | "invariants">;
 }
 

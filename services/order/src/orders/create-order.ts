@@ -1,13 +1,15 @@
 // POST /orders: the order (PENDING) and its order.created event (a full snapshot) commit together.
 // Idempotency-Key: the same key and body return the same order; the same key with another body is a
 // conflict. The key row is inserted in the same statement as the order, so two racing requests create one
-// order. The hot path is plain SQL on node-postgres (inSqlTransaction; Prisma's client cost 4-5x its CPU
-// per statement, issue 11): one statement for key, order, lines and history, then the outbox row; no
-// read-back after the commit. Prisma reads a replayed order.
+// order. The hot path is plain SQL on node-postgres (Prisma's client cost 4-5x its CPU per statement,
+// issue 11): key, order, lines, history and the outbox row are one statement, committed alone (one round
+// trip); no read-back after it. Prisma reads a replayed order.
 import { createHash, randomUUID } from "node:crypto";
 import type { SqlTx } from "@orderflow/db";
 import { HttpProblem } from "@orderflow/http";
+import type { GatedWrite } from "@orderflow/outbox";
 import type { ServiceRuntime } from "@orderflow/service-runtime";
+import { Prisma } from "../../generated/prisma/client.ts";
 import type { Db } from "../db.ts";
 import { type OrderView, readOrder } from "./view.ts";
 
@@ -45,20 +47,19 @@ async function replay(db: Db, key: string, hash: string): Promise<OrderView | un
 }
 
 /**
- * The key, the order (PENDING), its lines (one multi-row insert) and its first history line, in one
- * statement. The key goes in first with ON CONFLICT DO NOTHING and every other insert reads from it: a key
- * already committed (or committed by a racing request this insert waited for) writes nothing, and the
- * request is answered as a replay of that order. Returns whether this request created the order.
+ * The key, the order (PENDING), its lines (one multi-row insert) and its first history line, as the CTEs of
+ * one statement (the runtime adds the outbox row, gated on `o`). The key goes in first with ON CONFLICT DO
+ * NOTHING and every other insert reads from it: a key already committed (or committed by a racing request
+ * this insert waited for) writes nothing, and the request is answered as a replay of that order.
  */
-async function insertOrder(
-  tx: SqlTx,
+function orderWrite(
   o: { key: string; hash: string; id: string; body: NewOrder; total: number; messageId: string },
   correlationId: string,
   createdAt: Date,
-): Promise<boolean> {
+): GatedWrite {
   const { lines } = o.body;
-  const rows = await tx.$queryRaw<{ created: number }[]>`
-    WITH k AS (
+  const ctes = Prisma.sql`
+    k AS (
       INSERT INTO idempotency_keys (key, request_hash, order_id) VALUES (${o.key}, ${o.hash}, ${o.id}::uuid)
       ON CONFLICT (key) DO NOTHING
       RETURNING order_id
@@ -80,9 +81,8 @@ async function insertOrder(
       SELECT o.id, ${createdAt}::timestamptz, 'order.created',
              ${JSON.stringify({ messageId: o.messageId })}::jsonb
         FROM o
-    )
-    SELECT count(*)::int AS created FROM o`;
-  return rows[0]?.created === 1;
+    )`;
+  return { ctes, gate: "o" };
 }
 
 /** The new order as readOrder would show it once committed: built from what was written, not read back. */
@@ -115,7 +115,7 @@ async function replayOf(db: Db, key: string, hash: string): Promise<OrderView> {
 }
 
 export async function createOrder(
-  deps: { db: Db; runtime: Pick<ServiceRuntime<SqlTx>, "inSqlTransaction"> },
+  deps: { db: Db; runtime: Pick<ServiceRuntime<SqlTx>, "writeWithEvents"> },
   key: string,
   body: NewOrder,
   ctx: RequestContext,
@@ -131,17 +131,16 @@ export async function createOrder(
   const id = randomUUID();
   const createdMessageId = randomUUID();
   const createdAt = new Date();
-  const created = await deps.runtime.inSqlTransaction(async (tx, enqueue) => {
-    const order = { key, hash, id, body, total, messageId: createdMessageId };
-    if (!(await insertOrder(tx, order, ctx.correlationId, createdAt))) return false;
-    const payload = {
-      orderId: id,
-      customerId: body.customerId,
-      lines: body.lines,
-      total,
-      createdAt: createdAt.toISOString(),
-    };
-    await enqueue({
+  const order = { key, hash, id, body, total, messageId: createdMessageId };
+  const payload = {
+    orderId: id,
+    customerId: body.customerId,
+    lines: body.lines,
+    total,
+    createdAt: createdAt.toISOString(),
+  };
+  const created = await deps.runtime.writeWithEvents(orderWrite(order, ctx.correlationId, createdAt), [
+    {
       eventType: "order.created",
       aggregateType: "order",
       aggregateId: id,
@@ -150,9 +149,8 @@ export async function createOrder(
       correlationId: ctx.correlationId,
       causationId: createdMessageId,
       ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
-    });
-    return true;
-  });
+    },
+  ]);
   // The key was there already (an earlier request, or a concurrent one that committed first).
   if (!created) return { order: await replayOf(deps.db, key, hash), replayed: true };
   return { order: createdView(id, body, total, createdMessageId, createdAt), replayed: false };
