@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type SqlFragment, type SqlTx, sqlText } from "@orderflow/db";
 import { activeTraceparent } from "@orderflow/telemetry";
+import { type DoneMark, markColumns, markDoneMany, markDoneSql } from "./sql/mark-done.ts";
 import { byId } from "./sql/row.ts";
 import type { ClaimedRow, OutboxEvent } from "./types.ts";
 
@@ -73,17 +74,33 @@ SELECT m, e, t, a, p, v, h, now() + make_interval(secs => $8::double precision /
        AS r(m, e, t, a, p, v, h)
 RETURNING id::text AS id, message_id::text AS message_id, created_at`;
 
+// A consumer batch's marks (the replies' markDone) ride in front of its rows: one statement, not two, at
+// the end of every batch that both answers and asks (issue 11: a round trip fewer for the order service's
+// confirmations). A data-modifying WITH runs to completion whether or not the INSERT reads it.
+const MARK_THEN_INSERT_LEASED = `WITH marked AS (${markDoneSql(9)}) ${INSERT_LEASED}`;
+
 /**
  * Inserts prepared rows inside `tx`, in one statement, leased for `leaseMs`; returns them as claimed rows
- * in insert order, ready for the fast path once `tx` has committed.
+ * in insert order, ready for the fast path once `tx` has committed. `marks` (markDone's) go in the same
+ * statement.
  */
 export async function insertLeasedRows(
   tx: SqlTx,
   rows: readonly OutboxRow[],
   leaseMs: number,
+  marks: readonly DoneMark[] = [],
 ): Promise<ClaimedRow[]> {
-  if (rows.length === 0) return [];
-  const inserted = await tx.$queryRawUnsafe<Inserted[]>(INSERT_LEASED, ...columns(rows), leaseMs);
+  if (rows.length === 0) {
+    await markDoneMany(tx, marks);
+    return [];
+  }
+  const marked = markColumns(marks);
+  const inserted = await tx.$queryRawUnsafe<Inserted[]>(
+    marked ? MARK_THEN_INSERT_LEASED : INSERT_LEASED,
+    ...columns(rows),
+    leaseMs,
+    ...(marked ?? []),
+  );
   return asClaimed(rows, inserted);
 }
 

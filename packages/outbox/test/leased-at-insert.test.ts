@@ -77,6 +77,23 @@ describe("rows written already leased to the fast path", () => {
     }
   });
 
+  it("a batch's marks ride in the same statement: the answered rows are done, the new rows leased", async () => {
+    const answered = await writeLeased(30_000, 2);
+    const foreign = outboxRow(buildEvent());
+    const replies = [outboxRow(buildEvent()), outboxRow(buildEvent())];
+    const marks = [
+      { causationId: answered[0]?.messageId as string },
+      // Narrowed to another aggregate: it must not mark the row.
+      { causationId: answered[1]?.messageId as string, onlyForAggregate: foreign.aggregateId },
+      { causationId: "not-a-uuid" },
+    ];
+    const leased = await pgTransaction(db.pool, (tx) => insertLeasedRows(tx, replies, 30_000, marks));
+    expect(leased.map((r) => r.messageId)).toEqual(replies.map((r) => r.messageId));
+    expect((await row(answered[0]?.messageId as string))?.status).toBe(2);
+    expect((await row(answered[1]?.messageId as string))?.status).toBe(0);
+    for (const r of replies) expect(await row(r.messageId)).toMatchObject({ status: 0, due: false });
+  });
+
   it("a claim strategy that is more than a lease offers writers no insert lease", async () => {
     const publisher = orderPublisher();
     const relay = createRelay({

@@ -6,8 +6,8 @@
 // without claiming them (one statement fewer per commit); otherwise their ids go to the fast path, which
 // claims them. Either way one publish window carries a whole batch's replies.
 //
-// The replies' marks (markDone: the rows they answer are done) are held the same way and go in one UPDATE
-// before the insert: a batch's marks cost one statement, not one per reply (issue 11).
+// The replies' marks (markDone: the rows they answer are done) are held the same way and go in one UPDATE,
+// in the same statement as the leased insert: a batch's marks and rows cost one statement (issue 11).
 // Nothing in a step reads an outbox row's status back, so holding its mark to the end changes no outcome.
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import {
@@ -45,9 +45,10 @@ export function bufferedOutbox<Tx extends SqlTx>(
       held.set(tx, own);
       try {
         const r = await fn(tx);
-        await markDoneMany(tx, own.marks);
-        if (leaseMs === undefined) await insertOutboxRows(tx, rows);
-        else leased = await insertLeasedRows(tx, rows, leaseMs);
+        if (leaseMs === undefined) {
+          await markDoneMany(tx, own.marks);
+          await insertOutboxRows(tx, rows);
+        } else leased = await insertLeasedRows(tx, rows, leaseMs, own.marks);
         return r;
       } finally {
         held.delete(tx);

@@ -13,14 +13,25 @@ export interface DoneMark {
 // A reply may overtake our own mark-sent, so pending rows may go straight to done as well. The rows are
 // locked in id order, as the relay's mark-sent and lease release lock theirs, so a batch's marks and a
 // concurrent mark-sent of the same rows queue behind each other instead of deadlocking.
-const SQL = `
+/** The marking UPDATE, its two arrays at $first and $first + 1 (so it can lead another statement). */
+export const markDoneSql = (first: number) => `
 UPDATE outbox o SET status = 2, done_at = now()
   FROM (SELECT x.id FROM outbox x
-          JOIN unnest($1::uuid[], $2::text[]) AS m(message_id, aggregate_id) ON x.message_id = m.message_id
+          JOIN unnest($${first}::uuid[], $${first + 1}::text[]) AS m(message_id, aggregate_id)
+            ON x.message_id = m.message_id
          WHERE x.status IN (0, 1) AND (m.aggregate_id IS NULL OR x.aggregate_id = m.aggregate_id)
          ORDER BY x.id
            FOR UPDATE OF x) AS t
  WHERE o.id = t.id AND o.status IN (0, 1)`;
+
+const SQL = markDoneSql(1);
+
+/** The marks' two parameter arrays; marks whose causation id is no uuid are dropped (they match no row). */
+export function markColumns(marks: readonly DoneMark[]): [string[], (string | null)[]] | undefined {
+  const valid = marks.filter((m) => UUID.test(m.causationId));
+  if (valid.length === 0) return undefined;
+  return [valid.map((m) => m.causationId), valid.map((m) => m.onlyForAggregate ?? null)];
+}
 
 /**
  * Marks the outbox rows whose message ids replies carry as their causation ids, in one statement. Runs
@@ -28,13 +39,8 @@ UPDATE outbox o SET status = 2, done_at = now()
  * own effects. Returns how many rows changed: unknown, foreign or already-done ids change none.
  */
 export async function markDoneMany(tx: SqlTx, marks: readonly DoneMark[]): Promise<number> {
-  const valid = marks.filter((m) => UUID.test(m.causationId));
-  if (valid.length === 0) return 0;
-  return await tx.$executeRawUnsafe(
-    SQL,
-    valid.map((m) => m.causationId),
-    valid.map((m) => m.onlyForAggregate ?? null),
-  );
+  const columns = markColumns(marks);
+  return columns ? await tx.$executeRawUnsafe(SQL, ...columns) : 0;
 }
 
 /**
