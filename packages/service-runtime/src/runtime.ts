@@ -37,9 +37,12 @@ export interface RuntimeOptions<Tx extends SqlTx> {
    * (node-postgres), the saga's hot path.
    */
   consumerTransaction: RunTransaction<SqlTx>;
-  /** Plain SQL (node-postgres) for the HTTP routes on the hot path: `inSqlTransaction`. */
+  /**
+   * Plain SQL (node-postgres) transactions on the HTTP hot path's pool: `writeWithEvents` in a service
+   * composed with its own `enqueue` part.
+   */
   sqlTransaction: RunTransaction<SqlTx>;
-  /** The same pool's statements with no transaction around them: `writeWithEvents`. */
+  /** The same pool's statements with no transaction around them: `writeWithEvents` by default. */
   sqlAutocommit: SqlTx;
   /** How many consumer transactions run at once (the rest wait their turn in process). Default 1. */
   consumerConcurrency?: number;

@@ -12,8 +12,8 @@ export interface DoneMark {
 
 // A reply may overtake our own mark-sent, so pending rows may go straight to done as well. The rows are
 // locked in id order, as the relay's mark-sent and lease release lock theirs, so a batch's marks and a
-// concurrent mark-sent of the same rows queue behind each other instead of deadlocking.
-/** The marking UPDATE, its two arrays at $first and $first + 1 (so it can lead another statement). */
+// concurrent mark-sent of the same rows queue behind each other instead of deadlocking. The two arrays are
+// at $first and $first + 1, so the UPDATE can also lead another statement (insertLeasedRows).
 export const markDoneSql = (first: number) => `
 UPDATE outbox o SET status = 2, done_at = now()
   FROM (SELECT x.id FROM outbox x
