@@ -44,6 +44,8 @@ describe("the relay's metrics endpoint", () => {
     const again = await scrape(port);
     expect(again.status).toBe(503);
     expect(relay.child.exitCode).toBeNull();
-    expect(relay.output()).toContain("metrics.scrape_failed");
+    // The log line travels through the child's stdout, which may arrive after the 503 answer did.
+    const child = relay;
+    await pollUntil("the failed scrape logged", () => child.output().includes("metrics.scrape_failed"));
   });
 });
