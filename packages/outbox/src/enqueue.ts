@@ -66,13 +66,21 @@ export async function insertOutboxRows(tx: SqlTx, rows: readonly OutboxRow[]): P
 // would set it): the rows leave this transaction claimed, so the fast path publishes them after the commit
 // without a claim statement of its own. If nothing publishes them (the process dies), the lease expires
 // and the sweep takes them, as it does a dead claimer's rows.
-const INSERT_LEASED = `
+// Its seven column arrays and the lease are $first..$first + 7, and `where` may gate it, so the same insert
+// can also close another statement (insertWithOutboxRows).
+const leasedInsertSql = (first: number, where = "") => {
+  const at = (i: number) => `$${first + i}`;
+  return `
 INSERT INTO outbox (message_id, event_type, aggregate_type, aggregate_id, payload, schema_version, headers,
                     next_attempt_at)
-SELECT m, e, t, a, p, v, h, now() + make_interval(secs => $8::double precision / 1000)
-  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::int[], $7::jsonb[])
-       AS r(m, e, t, a, p, v, h)
+SELECT m, e, t, a, p, v, h, now() + make_interval(secs => ${at(7)}::double precision / 1000)
+  FROM unnest(${at(0)}::uuid[], ${at(1)}::text[], ${at(2)}::text[], ${at(3)}::text[], ${at(4)}::jsonb[],
+              ${at(5)}::int[], ${at(6)}::jsonb[]) AS r(m, e, t, a, p, v, h)
+${where}
 RETURNING id::text AS id, message_id::text AS message_id, created_at`;
+};
+
+const INSERT_LEASED = leasedInsertSql(1);
 
 // A consumer batch's marks (the replies' markDone) ride in front of its rows: one statement, not two, at
 // the end of every batch that both answers and asks (issue 11: a round trip fewer for the order service's
@@ -138,19 +146,9 @@ export interface GatedWrite {
  */
 function gatedInsertSql(w: GatedWrite, leaseMs: number, rows: readonly OutboxRow[]) {
   const { text, params } = sqlText(w.ctes, []);
-  const n = params.length;
-  const at = (i: number) => `$${n + i}`;
   const sql = `
 WITH ${text},
-outbox_rows AS (
-  INSERT INTO outbox (message_id, event_type, aggregate_type, aggregate_id, payload, schema_version, headers,
-                      next_attempt_at)
-  SELECT m, e, t, a, p, v, h, now() + make_interval(secs => ${at(8)}::double precision / 1000)
-    FROM unnest(${at(1)}::uuid[], ${at(2)}::text[], ${at(3)}::text[], ${at(4)}::text[], ${at(5)}::jsonb[],
-                ${at(6)}::int[], ${at(7)}::jsonb[]) AS r(m, e, t, a, p, v, h)
-   WHERE EXISTS (SELECT 1 FROM ${w.gate})
-  RETURNING id::text AS id, message_id::text AS message_id, created_at
-)
+outbox_rows AS (${leasedInsertSql(params.length + 1, `WHERE EXISTS (SELECT 1 FROM ${w.gate})`)})
 SELECT g.written, x.id, x.message_id, x.created_at
   FROM (SELECT count(*)::int AS written FROM ${w.gate}) g LEFT JOIN outbox_rows x ON true`;
   return { sql, params: [...params, ...columns(rows), leaseMs] };

@@ -1,5 +1,6 @@
-// Plain-SQL pools on node-postgres, with BEGIN/COMMIT transactions: the consumer's (a burst of deliveries
-// cannot starve the HTTP path) and the HTTP hot path's (POST /orders). These are the saga's hot paths:
+// Plain-SQL pools on node-postgres, with BEGIN/COMMIT transactions and, for a write that is one statement,
+// statements that commit alone: the consumer's (a burst of deliveries cannot starve the HTTP path) and the
+// HTTP hot path's (POST /orders, one statement). These are the saga's hot paths:
 // Prisma's client costs 4-5x node-postgres' CPU per statement there, raw queries included. Prisma's
 // schema and migrations still define every table these statements touch, and Prisma serves the rest.
 import { pgAutocommit, pgTransaction, type RunTransaction, type SqlTx } from "@orderflow/db";
