@@ -100,3 +100,15 @@ export function postgresRoots(ctx: Pick<SectionContext, "stack">): number[] {
     return [];
   }
 }
+
+/**
+ * The whole machine's CPU seconds from /proc/stat's first line, now: `busy` is everything but idle and
+ * iowait (every process, the kernel's own threads and interrupts, whoever runs them), `total` adds those.
+ */
+export function machineCpuSeconds(): { busy: number; total: number } {
+  const first = fs.readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+  const f = first.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = f.reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
+  const idle = (f[3] ?? 0) + (f[4] ?? 0);
+  return { busy: (total - idle) / ticks(), total: total / ticks() };
+}

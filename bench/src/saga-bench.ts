@@ -23,6 +23,7 @@ import {
 } from "./section.ts";
 import { autovacuumRuns, settleDatabases } from "./settle.ts";
 import { SELF_ONLY, stackProcesses } from "./stack-processes.ts";
+import { type StepCpu, withStepCpu } from "./step-cpu.ts";
 import { seedStock } from "./stock.ts";
 
 const CONFIGS: { key: ConfigResult["key"]; label: string; variant: AppVariant }[] = [
@@ -42,11 +43,15 @@ interface Plan {
   halfSeconds: number;
 }
 
-const logStep = (ctx: SectionContext, s: StepResult, label: string) =>
+const logStep = (ctx: SectionContext, s: StepResult & { cpu?: StepCpu }, label: string) =>
   ctx.log(
     `  ${label} ${s.rate}/s: ${s.ok}/${s.sent} accepted, ${s.final} final, drop ${s.dropped}, err ${s.httpErrors}, ` +
       `drain ${fmt(s.drainSeconds, 1)} s, final p50 ${fmt(s.finalMs.p50)} ms p99 ${fmt(s.finalMs.p99)} ms, ` +
-      `POST p99 ${fmt(s.httpMs.p99)} ms -> ${s.keptUp ? "kept up" : "fell behind"}`,
+      `POST p99 ${fmt(s.httpMs.p99)} ms` +
+      (s.cpu
+        ? `, stack ${fmt(s.cpu.stackMsPerOrder, 1)} ms/order (${fmt(s.cpu.stackCores, 2)} cores), machine ${fmt(s.cpu.machineBusy * 100)}% busy`
+        : "") +
+      ` -> ${s.keptUp ? "kept up" : "fell behind"}`,
   );
 
 /**
@@ -112,15 +117,13 @@ async function runConfig(
   const client = createOrderClient(`http://127.0.0.1:${ctx.stack.layout.servicePorts.order}`);
   try {
     await warmUp(ctx, client, orderDb);
+    const { underTest } = await stackProcesses(ctx.stack);
     let lastIds: string[] = [];
     const ladder = await climb(plan.rates, async (rate) => {
       lastIds = [];
-      const s = await runStep(client, orderDb, {
-        rate,
-        seconds: plan.stepSeconds,
-        graceMs: GRACE_MS,
-        orderIds: lastIds,
-      });
+      const s = await withStepCpu(underTest, () =>
+        runStep(client, orderDb, { rate, seconds: plan.stepSeconds, graceMs: GRACE_MS, orderIds: lastIds }),
+      );
       logStep(ctx, s, "step");
       return s;
     });

@@ -5,6 +5,7 @@ import { ladderText } from "./ladder.ts";
 import type { StepResult } from "./saga-step.ts";
 import { fmt, type TableRow } from "./section.ts";
 import { type Latency, ratio } from "./stats.ts";
+import type { StepCpu } from "./step-cpu.ts";
 
 // Derived from the code (services/*/src/steps/*.ts, orders/create-order.ts, infra topology), happy path:
 //  messages: order.created -> inventory, inventory.reserved -> order, order.confirmed -> points,
@@ -41,7 +42,8 @@ export interface ConfigResult {
   /** The ladder tried (up to its first step that fell behind). */
   rates: readonly number[];
   stepSeconds: number;
-  steps: StepResult[];
+  /** Each step with the CPU it cost (step-cpu.ts). */
+  steps: (StepResult & { cpu: StepCpu })[];
   sustained: number;
   keptUpAtEveryStep: boolean;
   /** null when no step kept up. */
@@ -60,7 +62,13 @@ const halfOf = (c: ConfigResult) => ({
   halfRateSettleSeconds: c.half?.settleSeconds ?? Number.NaN,
   halfRateAutovacuums: c.half?.autovacuums ?? Number.NaN,
   sustainedIsLowerBound: c.keptUpAtEveryStep,
-  ladder: c.steps.map((s) => ({ rate: s.rate, keptUp: s.keptUp })),
+  ladder: c.steps.map((s) => ({
+    rate: s.rate,
+    keptUp: s.keptUp,
+    stackCpuMsPerOrder: s.cpu.stackMsPerOrder,
+    stackCores: s.cpu.stackCores,
+    machineBusy: s.cpu.machineBusy,
+  })),
 });
 
 /** bench.json's top-level `saga`: the four goal figures of issue 11 first (NaN, i.e. null, when not measured). */
@@ -138,6 +146,7 @@ export function sagaRows(
     note: "/proc utime+stime of each process tree during the half-rate run / final orders",
   });
   rows.push(...cpuRows(baseline, defaults, stackCpu));
+  rows.push(...[defaults, baseline].map(saturationRow));
   rows.push(...boundRows(machine, sustained, stackCpu));
   const hops = defaults.half?.hops ?? baseline.half?.hops ?? [];
   hops.forEach((h, i) => {
@@ -155,6 +164,30 @@ export function sagaRows(
     });
   });
   return rows;
+}
+
+/** A machine this busy has no core free for a woken process: every hop queues. */
+export const SATURATED = 0.9;
+
+/**
+ * Where the machine saturates on the ladder: past that step the stack keeps up only because each
+ * transaction, publish and ack is shared by more orders (its CPU per order falls while its cores stay
+ * level), and the half-rate latency is the latency of a saturated machine.
+ */
+function saturationRow(c: ConfigResult): TableRow {
+  const first = c.steps.find((s) => s.cpu.machineBusy >= SATURATED);
+  return {
+    measure: `the machine ${fmt(SATURATED * 100)}% busy or more from the ladder step, ${c.label}`,
+    result: first ? `${first.rate} orders/s` : "never",
+    spread: c.steps
+      .map(
+        (s) =>
+          `${s.rate}/s: ${fmt(s.cpu.stackMsPerOrder, 1)} ms/order, ${fmt(s.cpu.stackCores, 2)} cores, ${fmt(s.cpu.machineBusy * 100)}%`,
+      )
+      .join("; "),
+    kind: "measured",
+    note: "each step: the stack's CPU per final order, the cores it used, the machine's busy share (/proc/stat), from its first request until its orders are final",
+  };
 }
 
 function cpuRows(baseline: ConfigResult, defaults: ConfigResult, stackCpu: Pair): TableRow[] {

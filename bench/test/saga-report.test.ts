@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import { type ConfigResult, LOAD_GENERATOR, sagaRows, sagaSummary } from "../src/saga-report.ts";
 import type { StepResult } from "../src/saga-step.ts";
 import { latency } from "../src/stats.ts";
+import { stepCpu } from "../src/step-cpu.ts";
 
 const step = (rate: number, keptUp: boolean, finalMs: number[] = [10, 20, 30]): StepResult => ({
   rate,
@@ -22,7 +23,11 @@ function config(
   sustained: number,
   cpu: Record<string, number> | null,
 ): ConfigResult {
-  const steps = [step(sustained, true), step(sustained * 2, false)];
+  // 2 s of the stack's CPU over a 10 s step on a 2-core machine (20 s of CPU, 17 busy at the second).
+  const steps = [
+    { ...step(sustained, true), cpu: stepCpu(2, 12, 20, 10, sustained * 4) },
+    { ...step(sustained * 2, false), cpu: stepCpu(16, 19, 20, 10, sustained * 8) },
+  ];
   return {
     key,
     label: key === "defaults" ? "defaults" : "one message per transaction",
@@ -62,8 +67,8 @@ describe("the saga's figures", () => {
     expect(s.baseline.cpuMsPerOrder).toBe(60);
     expect(s.baseline.halfRate).toBe(20);
     expect(s.ladder).toEqual([
-      { rate: 200, keptUp: true },
-      { rate: 400, keptUp: false },
+      { rate: 200, keptUp: true, stackCpuMsPerOrder: 2.5, stackCores: 0.2, machineBusy: 0.6 },
+      { rate: 400, keptUp: false, stackCpuMsPerOrder: 10, stackCores: 1.6, machineBusy: 0.95 },
     ]);
   });
 
@@ -92,6 +97,19 @@ describe("the saga's figures", () => {
       rows.some((r) => r.measure.includes(LOAD_GENERATOR) && r.measure.includes("not in the stack's")),
     ).toBe(true);
     expect(rows.find((r) => r.measure.includes("monitoring"))?.result).toBe("0.2 / 0.2 ms");
+  });
+
+  test("the table names the first ladder step at which the machine was saturated, each step's CPU beside", () => {
+    const rows = sagaRows(baseline, defaults, 6, { cores: 2 });
+    const row = rows.find((r) => r.measure.includes("busy or more") && r.measure.endsWith("defaults"));
+    expect(row?.result).toBe("400 orders/s");
+    expect(row?.spread).toBe("200/s: 2.5 ms/order, 0.20 cores, 60%; 400/s: 10.0 ms/order, 1.60 cores, 95%");
+  });
+
+  test("CPU figures of a step that finished no order, or took no time, are missing rather than zero", () => {
+    expect(Number.isNaN(stepCpu(1, 1, 2, 5, 0).stackMsPerOrder)).toBe(true);
+    expect(Number.isNaN(stepCpu(1, 1, 0, 0, 10).stackCores)).toBe(true);
+    expect(Number.isNaN(stepCpu(1, 1, 0, 0, 10).machineBusy)).toBe(true);
   });
 
   test("a ratio with a missing side reads n/a, and the ladder row says who fell behind at once", () => {
