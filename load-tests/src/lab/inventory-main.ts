@@ -1,5 +1,5 @@
 // The inventory service as the fault lab runs it: its own composition with the lab's parts.
-import { inventoryService, readEnv, SUBSCRIPTIONS, type Tx } from "@orderflow/inventory";
+import { inventoryService, readEnv, SUBSCRIPTIONS } from "@orderflow/inventory";
 import { createLogger } from "@orderflow/logging";
 import { main } from "@orderflow/service-runtime";
 import { readLabEnv } from "./env.ts";
@@ -12,7 +12,7 @@ main(() => {
   const env = readEnv();
   const lab = readLabEnv();
   warnLabOn(createLogger({ name: "inventory", level: env.logLevel }), lab);
-  const parts = commonLabParts<Tx>(lab);
+  const parts = commonLabParts(lab);
   // The naive consumer drops the steps' state guards too.
   if (lab.pitfall === "no-consumer-dedup") parts.steps = { "order.created": reserveStockUnguarded };
   const reserve = parts.steps?.["order.created"] ?? SUBSCRIPTIONS["order.created"];

@@ -2,7 +2,7 @@
 import type { SqlTx } from "@orderflow/db";
 import { createLogger } from "@orderflow/logging";
 import { createBrokerConnection, createConfirmPublisher } from "@orderflow/messaging";
-import { orderService, readEnv, type Tx } from "@orderflow/order";
+import { orderService, readEnv } from "@orderflow/order";
 import { enqueue, type OutboxEvent } from "@orderflow/outbox";
 import { main, type ServiceParts } from "@orderflow/service-runtime";
 import { readLabEnv } from "./env.ts";
@@ -15,7 +15,7 @@ main(() => {
   const lab = readLabEnv();
   const log = createLogger({ name: "order", level: env.logLevel });
   warnLabOn(log, lab);
-  const parts: ServiceParts<Tx> = commonLabParts<Tx>(lab);
+  const parts: ServiceParts = commonLabParts(lab);
   let write = (tx: SqlTx, event: OutboxEvent) => enqueue(tx, event);
   if (lab.pitfall === "publish-before-commit") {
     const connection = createBrokerConnection({ urls: env.amqpUrls, name: "order-lab-publish-now", log });

@@ -1,6 +1,5 @@
 // The parts each pitfall plugs into a service (see @orderflow/service-runtime parts.ts for the seams and
 // their defaults). What is not listed keeps its protection.
-import type { SqlTx } from "@orderflow/db";
 import type { InboundEvent } from "@orderflow/messaging";
 import type { ServiceParts } from "@orderflow/service-runtime";
 import { cycleDeadLetters } from "./cycle-dead-letters.ts";
@@ -21,7 +20,7 @@ const byOrderId = (event: InboundEvent): string => {
  * relay's share of them (relay-main.ts). no-reconciliation and no-archive are not here: the first is the
  * order service's own part (order-main.ts), the second the relay process's archiver switch (variant env).
  */
-export function commonLabParts<Tx extends SqlTx>(lab: LabEnv): ServiceParts<Tx> {
+export function commonLabParts(lab: LabEnv): ServiceParts {
   switch (lab.pitfall) {
     case "dedup-by-business-id":
       return { dedupKey: byOrderId };

@@ -1,6 +1,6 @@
 // The points service as the fault lab runs it: its own composition with the lab's parts.
 import { createLogger } from "@orderflow/logging";
-import { pointsService, readEnv, type Tx } from "@orderflow/points";
+import { pointsService, readEnv } from "@orderflow/points";
 import { main } from "@orderflow/service-runtime";
 import { readLabEnv } from "./env.ts";
 import { grantPointsUnguarded } from "./naive-steps.ts";
@@ -11,7 +11,7 @@ main(() => {
   const env = readEnv();
   const lab = readLabEnv();
   warnLabOn(createLogger({ name: "points", level: env.logLevel }), lab);
-  const parts = commonLabParts<Tx>(lab);
+  const parts = commonLabParts(lab);
   // The naive consumer drops the steps' state guards too.
   if (lab.pitfall === "no-consumer-dedup") parts.steps = { "order.confirmed": grantPointsUnguarded };
   return pointsService(env, parts);

@@ -56,7 +56,7 @@ export type BatchStep<T extends EventType, Tx> = Step<T, Tx> & { many: StepMany<
 /** A service's subscriptions: the event types bound to its work queue, each with the step that applies it. */
 export type Subscriptions<Tx> = { [T in EventType]?: Step<T, Tx> };
 
-export interface ServiceParts<Tx extends SqlTx> {
+export interface ServiceParts {
   /** How an event leaves a transaction (the HTTP path's or the consumer's). Default: an outbox row, published after the commit. */
   enqueue?: (tx: SqlTx, event: OutboxEvent) => Promise<string>;
   /** How relays claim outbox rows. Default: the leased claim (SKIP LOCKED, lease, compare-and-set). */

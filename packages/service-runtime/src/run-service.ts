@@ -40,7 +40,7 @@ export interface ServiceDefinition<Db, Tx extends SqlTx> {
     deps: { db: Db; runtime: ServiceRuntime<Tx>; log: Logger },
   ) => { stop(): void } | undefined;
   /** The parts the service is composed of; omitted in production (every protection on). */
-  parts?: ServiceParts<Tx>;
+  parts?: ServiceParts;
 }
 
 export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db, Tx>): Promise<void> {

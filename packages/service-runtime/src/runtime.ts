@@ -57,7 +57,7 @@ export interface RuntimeOptions<Tx extends SqlTx> {
   /** Consumer prefetch; the messaging default (100) suits quorum queues. */
   prefetch?: number;
   /** The parts this service is composed of; every default is the protection (see parts.ts). */
-  parts?: ServiceParts<Tx>;
+  parts?: ServiceParts;
 }
 
 export interface ServiceRuntime<Tx extends SqlTx> {

@@ -35,7 +35,7 @@ export interface ServiceConsumerOptions<Tx extends SqlTx> {
   log: Logger;
   registry: Registry;
   retention: { retentionMs: number; relayMaxBackoffMs: number; reconciliationPeriodMs: number };
-  parts: ServiceParts<Tx>;
+  parts: ServiceParts;
   /**
    * Called after a delivery's transaction committed with effects (its replies are in the outbox), when
    * the transaction itself does not hand them to the fast path.

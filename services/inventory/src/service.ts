@@ -18,7 +18,7 @@ export const MIGRATIONS_DIR = path.resolve(
   "../prisma/migrations",
 );
 
-export function inventoryService(env: CommonEnv, parts?: ServiceParts<Tx>): ServiceDefinition<Db, Tx> {
+export function inventoryService(env: CommonEnv, parts?: ServiceParts): ServiceDefinition<Db, Tx> {
   return {
     service: "inventory",
     envPrefix: "INVENTORY",

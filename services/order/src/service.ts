@@ -18,7 +18,7 @@ export const MIGRATIONS_DIR = path.resolve(
 );
 
 /** The order service's own part besides the common ones. */
-export interface OrderParts extends ServiceParts<Tx> {
+export interface OrderParts extends ServiceParts {
   /**
    * Whether reconciliation runs on its schedule (RECONCILE_INTERVAL_MS). Default: yes. Without it a stuck
    * order is found only when an operator asks (POST /admin/reconcile).
