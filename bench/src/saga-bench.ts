@@ -1,9 +1,9 @@
 // The full saga through the running services, twice in one run (issue 11): first with the consumers
 // applying one message per transaction (CONSUMER_BATCH_SIZE=1, the apps restarted with that variant),
 // then with the defaults. For each: POST /orders on a step ladder up to 600 orders/s (open model) until
-// final states stop keeping up; then half the sustained rate, with order written -> final p50/p99, the
-// hop breakdown and the CPU every process tree spent per order. The apps run the variant they ran
-// before the section again afterwards, whatever happened.
+// final states stop keeping up, each step with the CPU it cost (step-cpu.ts); then half the sustained
+// rate, with order written -> final p50/p99, the hop breakdown and the CPU every process tree spent per
+// order. The apps run the variant they ran before the section again afterwards, whatever happened.
 import os from "node:os";
 import { type AppVariant, adminUrl, appsVariantInUse, restartAppsWith, type Stack } from "@orderflow/infra";
 import pg from "pg";
