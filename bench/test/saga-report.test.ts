@@ -23,7 +23,7 @@ function config(
   sustained: number,
   cpu: Record<string, number> | null,
 ): ConfigResult {
-  // 2 s of the stack's CPU over a 10 s step on a 2-core machine (20 s of CPU, 17 busy at the second).
+  // Steps of 10 s on 2 cores (20 CPU seconds): the stack used 2 and 16 of them, the machine was busy 12 and 19.
   const steps = [
     { ...step(sustained, true), cpu: stepCpu(2, 12, 20, 10, sustained * 4) },
     { ...step(sustained * 2, false), cpu: stepCpu(16, 19, 20, 10, sustained * 8) },
