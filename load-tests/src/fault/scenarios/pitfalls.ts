@@ -2,11 +2,12 @@
 // no-claim-cas, no-consumer-dedup, auto-ack), and the list of every pitfall in the order `pnpm fault
 // pitfalls` runs them, each followed by its "-protected" pair (pitfall-pair.ts).
 
-import { killApplication, startApplication, stopApplication } from "@orderflow/infra";
+import { stopApplication } from "@orderflow/infra";
 import { DEFAULT_RELAY_CONFIG } from "@orderflow/outbox";
 import { check, damage } from "../expectations.ts";
 import type { FaultContext, Outcome, Scenario } from "../scenario.ts";
 import { republishSentOrders } from "./duplicate-publish.ts";
+import { type KillOnDelivery, killOnDelivery } from "./kill-on-delivery.ts";
 import { type Pitfall, pair } from "./pitfall-pair.ts";
 import { OPERATIONS_PITFALLS } from "./pitfalls-operations.ts";
 import { RELAY_PITFALLS } from "./pitfalls-relay.ts";
@@ -14,25 +15,26 @@ import { RELAY_PITFALLS } from "./pitfalls-relay.ts";
 const n = (x: number) => String(x);
 
 /**
- * A consumer killed while it holds work: held down until a backlog builds, started, killed while it
- * works through it. Under manual acks the backlog comes back; under noAck it is gone.
+ * A consumer killed while it holds work: held down until a backlog builds, started, killed as soon as the
+ * broker has handed it the backlog. Under manual acks the backlog comes back; under noAck it is gone.
  */
 async function killWithBacklog(ctx: FaultContext): Promise<void> {
   await ctx.sleep(ctx.durationMs * 0.15);
   ctx.mark("fault injected: consumers killed while holding a backlog");
-  for (const target of ["inventory", "points"]) {
+  for (const [target, queue] of [
+    ["inventory", "inventory.order-events"],
+    ["points", "points.order-events"],
+  ] as const) {
     await ctx.measureInFlight(`stop ${target}`);
     await stopApplication(target, ctx.stack);
     await new Promise((r) => setTimeout(r, 6_000));
-    // What the kill will hit is the backlog built while it was down, measured before it starts: measured
-    // between ready and the kill (0.3 s on a busy machine), it let the consumer apply the whole backlog
-    // first, and a CI run (2026-12-04, 20/s) found nothing lost.
+    // What the kill will hit is the backlog built while it was down, so it is measured before the start.
     await ctx.measureInFlight(`kill -9 ${target}`);
-    await startApplication(target, ctx.stack);
-    // Soon after ready: the consumer runs before the HTTP side answers, and since the batched consumers of
-    // issue 11 a backlog of 120 messages (20/s in CI) can be applied within 0.5 s, leaving nothing to lose.
-    await new Promise((r) => setTimeout(r, 100));
-    await killApplication(target, ctx.stack);
+    const k = await killOnDelivery(ctx.stack, target, queue);
+    ctx.facts[`${target}Kill`] = k;
+    ctx.log(
+      `${target} killed ${k.afterMs} ms after its start, ${k.readyBefore} -> ${k.readyAtKill} ready${k.timedOut ? " (deadline: nothing handed over)" : ""}`,
+    );
   }
   ctx.mark("fault healed: consumers restart");
 }
@@ -44,6 +46,13 @@ function ghostStock(o: Outcome) {
   );
   return { units: ghost.reduce((a, s) => a + s.actual - s.expected, 0), skus: ghost.length };
 }
+
+/** Messages the broker handed to the consumers it then lost, by the queues' ready counts (killOnDelivery). */
+const handedOver = (o: Outcome) =>
+  ["inventoryKill", "pointsKill"].reduce((a, k) => {
+    const kill = o.facts[k] as KillOnDelivery | undefined;
+    return a + (kill ? kill.readyBefore - kill.readyAtKill : 0);
+  }, 0);
 
 const overGranted = (o: Outcome) => o.audit.violations.points.filter((p) => p.actual > p.expected).length;
 const caught = (o: Outcome) => o.audit.absorbed.duplicatesCaughtByInbox ?? 0;
@@ -159,19 +168,30 @@ const FIRST_PITFALLS: Pitfall[] = [
   {
     name: "auto-ack",
     summary:
-      "Consumers consume with noAck. Inventory, then points, is held down for 6 s (a backlog builds), started, and SIGKILLed 0.1 s after it is ready: the broker has pushed it the whole backlog at once.",
+      "Consumers consume with noAck. Inventory, then points, is held down for 6 s (a backlog builds), started, and SIGKILLed as soon as the broker has handed it the backlog (its queue's ready count halves): with noAck the broker pushes it all at once.",
     predicts:
       "orders stuck PENDING or CONFIRMED without points (unfinished > 0); reconciliation (5 min) does not repair within the run.",
     fault: killWithBacklog,
     // The killed process may hold leases on outbox rows its fast path had claimed (its replies): the
     // sweep takes them again only when the lease runs out, so the pair settles at the lease plus margin.
     settleMs: DEFAULT_RELAY_CONFIG.leaseMs + 20_000,
-    figures: (o) => ({ "unfinished orders": damage(o).unfinished }),
+    figures: (o) => ({
+      "messages handed to killed consumers": handedOver(o),
+      "unfinished orders": damage(o).unfinished,
+    }),
     damage: (_o, f) => [
       check(
         "unfinished orders > 0",
         (f["unfinished orders"] ?? 0) > 0,
         `unfinished ${f["unfinished orders"]}`,
+      ),
+    ],
+    // The pair passes only if its kills hit something: messages handed over and then redelivered.
+    protectedChecks: (_o, f) => [
+      check(
+        "messages handed to the killed consumers > 0",
+        (f["messages handed to killed consumers"] ?? 0) > 0,
+        `handed ${f["messages handed to killed consumers"]}`,
       ),
     ],
   },
