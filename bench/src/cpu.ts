@@ -51,27 +51,64 @@ export function cpuSeconds(
   selfOnly: readonly string[] = [],
 ): Record<string, number> {
   const all = readAll();
-  const children = new Map<number, number[]>();
-  for (const [pid, p] of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
-  const groupTicks = (roots: number[]): number => {
-    let sum = 0;
-    const stack = [...roots];
-    const seen = new Set<number>();
-    while (stack.length > 0) {
-      const pid = stack.pop() as number;
-      if (seen.has(pid)) continue;
-      seen.add(pid);
-      sum += all.get(pid)?.cpuTicks ?? 0;
-      stack.push(...(children.get(pid) ?? []));
-    }
-    return sum;
-  };
   const selfTicks = (roots: number[]) =>
     [...new Set(roots)].reduce((s, r) => s + (all.get(r)?.selfTicks ?? 0), 0);
+  const treeTicks = (roots: number[]) =>
+    treePids(all, roots).reduce((s, pid) => s + (all.get(pid)?.cpuTicks ?? 0), 0);
   return Object.fromEntries(
     Object.entries(groups).map(([k, roots]) => [
       k,
-      (selfOnly.includes(k) ? selfTicks(roots) : groupTicks(roots)) / ticks(),
+      (selfOnly.includes(k) ? selfTicks(roots) : treeTicks(roots)) / ticks(),
+    ]),
+  );
+}
+
+/** Every live process in the trees under `roots`, each once. */
+function treePids(all: Map<number, ProcStat>, roots: number[]): number[] {
+  const children = new Map<number, number[]>();
+  for (const [pid, p] of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
+  const seen = new Set<number>();
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    if (seen.has(pid) || !all.has(pid)) continue;
+    seen.add(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return [...seen];
+}
+
+/** Voluntary + involuntary context switches of every thread of a process, so far (0 when it is gone). */
+function processSwitches(pid: number): number {
+  let sum = 0;
+  let tasks: string[] = [];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  for (const tid of tasks) {
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8");
+      for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) sum += Number(m[1]);
+    } catch {
+      // the thread ended while we listed it
+    }
+  }
+  return sum;
+}
+
+/**
+ * Context switches so far of every thread in each group's process trees: each is a sleep and a wake-up
+ * (voluntary: it waited on a socket, a lock, a timer) or a preemption (involuntary). Threads that ended
+ * take their counts with them, so a delta can only under-count.
+ */
+export function contextSwitches(groups: Record<string, number[]>): Record<string, number> {
+  const all = readAll();
+  return Object.fromEntries(
+    Object.entries(groups).map(([k, roots]) => [
+      k,
+      treePids(all, roots).reduce((s, pid) => s + processSwitches(pid), 0),
     ]),
   );
 }

@@ -7,7 +7,7 @@
 import os from "node:os";
 import { type AppVariant, adminUrl, appsVariantInUse, restartAppsWith, type Stack } from "@orderflow/infra";
 import pg from "pg";
-import { cpuDelta, cpuSeconds } from "./cpu.ts";
+import { contextSwitches, cpuDelta, cpuSeconds } from "./cpu.ts";
 import { climb, LADDER, QUICK_LADDER } from "./ladder.ts";
 import { createOrderClient, type OrderClient } from "./order-client.ts";
 import { hopBreakdown } from "./saga-hops.ts";
@@ -49,7 +49,7 @@ const logStep = (ctx: SectionContext, s: StepResult & { cpu?: StepCpu }, label: 
       `drain ${fmt(s.drainSeconds, 1)} s, final p50 ${fmt(s.finalMs.p50)} ms p99 ${fmt(s.finalMs.p99)} ms, ` +
       `POST p99 ${fmt(s.httpMs.p99)} ms` +
       (s.cpu
-        ? `, stack ${fmt(s.cpu.stackMsPerOrder, 1)} ms/order (${fmt(s.cpu.stackCores, 2)} cores), machine ${fmt(s.cpu.machineBusy * 100)}% busy`
+        ? `, stack ${fmt(s.cpu.stackMsPerOrder, 1)} ms/order (${fmt(s.cpu.stackCores, 2)} cores, ${fmt(s.cpu.stackSwitchesPerOrder)} context switches/order), machine ${fmt(s.cpu.machineBusy * 100)}% busy`
         : "") +
       ` -> ${s.keptUp ? "kept up" : "fell behind"}`,
   );
@@ -70,10 +70,12 @@ async function halfRun(
   const procs = await stackProcesses(stack);
   const groups = { ...procs.underTest, ...procs.beside };
   const before = cpuSeconds(groups, SELF_ONLY);
+  const switchesBefore = contextSwitches(procs.underTest);
   const benchBefore = process.cpuUsage();
   const ids: string[] = [];
   const step = await runStep(client, orderDb, { rate, seconds, graceMs: 30_000, orderIds: ids });
   const cpu = cpuDelta(before, cpuSeconds(groups, SELF_ONLY));
+  const switches = cpuDelta(switchesBefore, contextSwitches(procs.underTest));
   const benchCpu = process.cpuUsage(benchBefore);
   const autovacuums = (await autovacuumRuns(stack)) - autovacuumsBefore;
   cpu[LOAD_GENERATOR] = (benchCpu.user + benchCpu.system) / 1e6;
@@ -91,6 +93,9 @@ async function halfRun(
       [LOAD_GENERATOR, ...Object.keys(procs.beside)].map((k) => [k, perOrder(k)]),
     ),
     cpuSeconds: cpu,
+    switchesPerOrder: Object.fromEntries(
+      Object.entries(switches).map(([k, n]) => [k, n / Math.max(1, step.final)]),
+    ),
     hops: await hopBreakdown(stack, ids),
   };
 }

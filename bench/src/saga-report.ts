@@ -32,6 +32,8 @@ export interface HalfRun {
   /** Monitoring, control, supervisor and this process: reported, not in the sum. */
   besideCpuMsPerOrder: Record<string, number>;
   cpuSeconds: Record<string, number>;
+  /** The system under test, group -> context switches (every thread) per final order. */
+  switchesPerOrder: Record<string, number>;
   hops: { hop: string; ms: Latency }[];
 }
 
@@ -59,6 +61,7 @@ const halfOf = (c: ConfigResult) => ({
   finalLatencyP99Ms: c.half?.step.finalMs.p99 ?? Number.NaN,
   cpuMsPerOrderByProcess: c.half?.cpuMsPerOrder ?? {},
   notInCpuMsPerOrder: c.half?.besideCpuMsPerOrder ?? {},
+  contextSwitchesPerOrderByProcess: c.half?.switchesPerOrder ?? {},
   halfRateSettleSeconds: c.half?.settleSeconds ?? Number.NaN,
   halfRateAutovacuums: c.half?.autovacuums ?? Number.NaN,
   sustainedIsLowerBound: c.keptUpAtEveryStep,
@@ -68,6 +71,7 @@ const halfOf = (c: ConfigResult) => ({
     stackCpuMsPerOrder: s.cpu.stackMsPerOrder,
     stackCores: s.cpu.stackCores,
     machineBusy: s.cpu.machineBusy,
+    stackSwitchesPerOrder: s.cpu.stackSwitchesPerOrder,
   })),
 });
 
@@ -146,6 +150,7 @@ export function sagaRows(
     note: "/proc utime+stime of each process tree during the half-rate run / final orders",
   });
   rows.push(...cpuRows(baseline, defaults, stackCpu));
+  rows.push(switchesRow(baseline, defaults, at));
   rows.push(...[defaults, baseline].map(saturationRow));
   rows.push(...boundRows(machine, sustained, stackCpu));
   const hops = defaults.half?.hops ?? baseline.half?.hops ?? [];
@@ -182,11 +187,30 @@ function saturationRow(c: ConfigResult): TableRow {
     spread: c.steps
       .map(
         (s) =>
-          `${s.rate}/s: ${fmt(s.cpu.stackMsPerOrder, 1)} ms/order, ${fmt(s.cpu.stackCores, 2)} cores, ${fmt(s.cpu.machineBusy * 100)}%`,
+          `${s.rate}/s: ${fmt(s.cpu.stackMsPerOrder, 1)} ms/order, ${fmt(s.cpu.stackCores, 2)} cores, ${fmt(s.cpu.machineBusy * 100)}%, ${fmt(s.cpu.stackSwitchesPerOrder)} switches/order`,
       )
       .join("; "),
     kind: "measured",
-    note: "each step: the stack's CPU per final order, the cores it used, the machine's busy share (/proc/stat), from its first request until its orders are final",
+    note: "each step: the stack's CPU per final order, the cores it used, the machine's busy share (/proc/stat), the context switches of every thread of the stack per final order, from its first request until its orders are final",
+  };
+}
+
+/**
+ * How many times an order puts a thread of the stack to sleep and wakes it (or preempts it): below
+ * saturation each message costs its own wake-ups in half a dozen processes, which batches share.
+ */
+function switchesRow(baseline: ConfigResult, defaults: ConfigResult, at: string): TableRow {
+  const total = (c: ConfigResult) =>
+    c.half ? Object.values(c.half.switchesPerOrder).reduce((a, b) => a + b, 0) : Number.NaN;
+  return {
+    measure: `context switches per order of the stack's threads ${at}, defaults / 1 per tx`,
+    result: pair([total(defaults), total(baseline)]),
+    spread: `defaults: ${Object.entries(defaults.half?.switchesPerOrder ?? {})
+      .sort(([, a], [, b]) => b - a)
+      .map(([k, v]) => `${k} ${fmt(v)}`)
+      .join(", ")}`,
+    kind: "measured",
+    note: "voluntary + involuntary, /proc/PID/task/*/status of every process tree under test, during the half-rate run / final orders",
   };
 }
 

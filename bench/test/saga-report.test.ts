@@ -23,10 +23,11 @@ function config(
   sustained: number,
   cpu: Record<string, number> | null,
 ): ConfigResult {
-  // Steps of 10 s on 2 cores (20 CPU seconds): the stack used 2 and 16 of them, the machine was busy 12 and 19.
+  // Steps of 10 s on 2 cores (20 CPU seconds): the stack used 2 and 16 of them, the machine was busy 12 and
+  // 19; 100 and then 30 context switches per order.
   const steps = [
-    { ...step(sustained, true), cpu: stepCpu(2, 12, 20, 10, sustained * 4) },
-    { ...step(sustained * 2, false), cpu: stepCpu(16, 19, 20, 10, sustained * 8) },
+    { ...step(sustained, true), cpu: stepCpu(2, 12, 20, 10, sustained * 4, sustained * 400) },
+    { ...step(sustained * 2, false), cpu: stepCpu(16, 19, 20, 10, sustained * 8, sustained * 240) },
   ];
   return {
     key,
@@ -47,6 +48,7 @@ function config(
       stackCpuMsPerOrder: Object.values(cpu).reduce((a, b) => a + b, 0),
       besideCpuMsPerOrder: { [LOAD_GENERATOR]: 0.4, prometheus: 0.2 },
       cpuSeconds: {},
+      switchesPerOrder: { rabbitmq: 60, postgres: 30 },
       hops: [{ hop: "POST tx + order.created waiting in outbox until confirmed", ms: latency([3, 4]) }],
     },
   };
@@ -67,8 +69,22 @@ describe("the saga's figures", () => {
     expect(s.baseline.cpuMsPerOrder).toBe(60);
     expect(s.baseline.halfRate).toBe(20);
     expect(s.ladder).toEqual([
-      { rate: 200, keptUp: true, stackCpuMsPerOrder: 2.5, stackCores: 0.2, machineBusy: 0.6 },
-      { rate: 400, keptUp: false, stackCpuMsPerOrder: 10, stackCores: 1.6, machineBusy: 0.95 },
+      {
+        rate: 200,
+        keptUp: true,
+        stackCpuMsPerOrder: 2.5,
+        stackCores: 0.2,
+        machineBusy: 0.6,
+        stackSwitchesPerOrder: 100,
+      },
+      {
+        rate: 400,
+        keptUp: false,
+        stackCpuMsPerOrder: 10,
+        stackCores: 1.6,
+        machineBusy: 0.95,
+        stackSwitchesPerOrder: 30,
+      },
     ]);
   });
 
@@ -99,17 +115,31 @@ describe("the saga's figures", () => {
     expect(rows.find((r) => r.measure.includes("monitoring"))?.result).toBe("0.2 / 0.2 ms");
   });
 
+  test("the table gives the stack's context switches per order at half rate, busiest process first", () => {
+    const rows = sagaRows(baseline, defaults, 6, { cores: 2 });
+    const row = rows.find((r) => r.measure.startsWith("context switches per order"));
+    expect(row?.result).toBe("90 / 90");
+    expect(row?.spread).toBe("defaults: rabbitmq 60, postgres 30");
+    expect(sagaSummary(baseline, defaults).contextSwitchesPerOrderByProcess).toEqual({
+      rabbitmq: 60,
+      postgres: 30,
+    });
+  });
+
   test("the table names the first ladder step at which the machine was saturated, each step's CPU beside", () => {
     const rows = sagaRows(baseline, defaults, 6, { cores: 2 });
     const row = rows.find((r) => r.measure.includes("busy or more") && r.measure.endsWith("defaults"));
     expect(row?.result).toBe("400 orders/s");
-    expect(row?.spread).toBe("200/s: 2.5 ms/order, 0.20 cores, 60%; 400/s: 10.0 ms/order, 1.60 cores, 95%");
+    expect(row?.spread).toBe(
+      "200/s: 2.5 ms/order, 0.20 cores, 60%, 100 switches/order; 400/s: 10.0 ms/order, 1.60 cores, 95%, 30 switches/order",
+    );
   });
 
   test("CPU figures of a step that finished no order, or took no time, are missing rather than zero", () => {
-    expect(Number.isNaN(stepCpu(1, 1, 2, 5, 0).stackMsPerOrder)).toBe(true);
-    expect(Number.isNaN(stepCpu(1, 1, 0, 0, 10).stackCores)).toBe(true);
-    expect(Number.isNaN(stepCpu(1, 1, 0, 0, 10).machineBusy)).toBe(true);
+    expect(Number.isNaN(stepCpu(1, 1, 2, 5, 0, 50).stackMsPerOrder)).toBe(true);
+    expect(Number.isNaN(stepCpu(1, 1, 2, 5, 0, 50).stackSwitchesPerOrder)).toBe(true);
+    expect(Number.isNaN(stepCpu(1, 1, 0, 0, 10, 50).stackCores)).toBe(true);
+    expect(Number.isNaN(stepCpu(1, 1, 0, 0, 10, 50).machineBusy)).toBe(true);
   });
 
   test("a ratio with a missing side reads n/a, and the ladder row says who fell behind at once", () => {
