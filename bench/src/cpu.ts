@@ -78,38 +78,53 @@ function treePids(all: Map<number, ProcStat>, roots: number[]): number[] {
   return [...seen];
 }
 
-/** Voluntary + involuntary context switches of every thread of a process, so far (0 when it is gone). */
-function processSwitches(pid: number): number {
-  let sum = 0;
+/** Voluntary + involuntary context switches of every thread of a process so far, by "pid/tid". */
+function threadSwitches(pid: number, into: Map<string, number>): void {
   let tasks: string[] = [];
   try {
     tasks = fs.readdirSync(`/proc/${pid}/task`);
   } catch {
-    return 0;
+    return; // the process exited
   }
   for (const tid of tasks) {
     try {
       const status = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8");
-      for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) sum += Number(m[1]);
+      let n = 0;
+      for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) n += Number(m[1]);
+      into.set(`${pid}/${tid}`, n);
     } catch {
       // the thread ended while we listed it
     }
   }
-  return sum;
+}
+
+/** Each group's threads (every process in its trees) with their context switches so far. */
+export type SwitchSnapshot = Record<string, Map<string, number>>;
+
+export function switchSnapshot(groups: Record<string, number[]>): SwitchSnapshot {
+  const all = readAll();
+  return Object.fromEntries(
+    Object.entries(groups).map(([k, roots]) => {
+      const threads = new Map<string, number>();
+      for (const pid of treePids(all, roots)) threadSwitches(pid, threads);
+      return [k, threads];
+    }),
+  );
 }
 
 /**
- * Context switches so far of every thread in each group's process trees: each is a sleep and a wake-up
- * (voluntary: it waited on a socket, a lock, a timer) or a preemption (involuntary). Threads that ended
- * take their counts with them, so a delta can only under-count.
+ * Context switches per group between two snapshots: each is a sleep and a wake-up (voluntary: a wait on
+ * a socket, a lock, a timer) or a preemption (involuntary). A thread born in between counts from 0; one
+ * that ended in between (a PostgreSQL backend that exited) takes its switches with it, so the figure can
+ * only under-count.
  */
-export function contextSwitches(groups: Record<string, number[]>): Record<string, number> {
-  const all = readAll();
+export function switchesBetween(before: SwitchSnapshot, after: SwitchSnapshot): Record<string, number> {
   return Object.fromEntries(
-    Object.entries(groups).map(([k, roots]) => [
-      k,
-      treePids(all, roots).reduce((s, pid) => s + processSwitches(pid), 0),
-    ]),
+    Object.entries(after).map(([k, threads]) => {
+      let sum = 0;
+      for (const [id, n] of threads) sum += n - (before[k]?.get(id) ?? 0);
+      return [k, sum];
+    }),
   );
 }
 

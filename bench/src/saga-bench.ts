@@ -7,7 +7,7 @@
 import os from "node:os";
 import { type AppVariant, adminUrl, appsVariantInUse, restartAppsWith, type Stack } from "@orderflow/infra";
 import pg from "pg";
-import { contextSwitches, cpuDelta, cpuSeconds } from "./cpu.ts";
+import { cpuDelta, cpuSeconds, switchesBetween, switchSnapshot } from "./cpu.ts";
 import { climb, LADDER, QUICK_LADDER } from "./ladder.ts";
 import { createOrderClient, type OrderClient } from "./order-client.ts";
 import { hopBreakdown } from "./saga-hops.ts";
@@ -70,12 +70,12 @@ async function halfRun(
   const procs = await stackProcesses(stack);
   const groups = { ...procs.underTest, ...procs.beside };
   const before = cpuSeconds(groups, SELF_ONLY);
-  const switchesBefore = contextSwitches(procs.underTest);
+  const switchesBefore = switchSnapshot(procs.underTest);
   const benchBefore = process.cpuUsage();
   const ids: string[] = [];
   const step = await runStep(client, orderDb, { rate, seconds, graceMs: 30_000, orderIds: ids });
   const cpu = cpuDelta(before, cpuSeconds(groups, SELF_ONLY));
-  const switches = cpuDelta(switchesBefore, contextSwitches(procs.underTest));
+  const switches = switchesBetween(switchesBefore, switchSnapshot(procs.underTest));
   const benchCpu = process.cpuUsage(benchBefore);
   const autovacuums = (await autovacuumRuns(stack)) - autovacuumsBefore;
   cpu[LOAD_GENERATOR] = (benchCpu.user + benchCpu.system) / 1e6;

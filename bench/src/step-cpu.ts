@@ -4,7 +4,7 @@
 // machine saturates: from there on, a higher rate is kept up only because work is shared by more
 // orders (batches grow), and every added order waits for a core. The context switches per order show
 // how many times an order puts a thread of the stack to sleep and wakes it (or preempts it).
-import { contextSwitches, cpuDelta, cpuSeconds, machineCpuSeconds } from "./cpu.ts";
+import { cpuDelta, cpuSeconds, machineCpuSeconds, switchesBetween, switchSnapshot } from "./cpu.ts";
 
 export interface StepCpu {
   /** The stack's CPU per final order of the step, ms. */
@@ -23,14 +23,14 @@ export async function withStepCpu<S extends { final: number }>(
   step: () => Promise<S>,
 ): Promise<S & { cpu: StepCpu }> {
   const before = cpuSeconds(groups);
-  const switchesBefore = contextSwitches(groups);
+  const switchesBefore = switchSnapshot(groups);
   const machineBefore = machineCpuSeconds();
   const t0 = performance.now();
   const s = await step();
   const wallSeconds = (performance.now() - t0) / 1000;
   const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
   const stack = sum(cpuDelta(before, cpuSeconds(groups)));
-  const switches = sum(cpuDelta(switchesBefore, contextSwitches(groups)));
+  const switches = sum(switchesBetween(switchesBefore, switchSnapshot(groups)));
   const machine = machineCpuSeconds();
   return {
     ...s,
