@@ -51,10 +51,11 @@ export function cpuSeconds(
   selfOnly: readonly string[] = [],
 ): Record<string, number> {
   const all = readAll();
+  const children = childrenOf(all);
   const selfTicks = (roots: number[]) =>
     [...new Set(roots)].reduce((s, r) => s + (all.get(r)?.selfTicks ?? 0), 0);
   const treeTicks = (roots: number[]) =>
-    treePids(all, roots).reduce((s, pid) => s + (all.get(pid)?.cpuTicks ?? 0), 0);
+    treePids(all, children, roots).reduce((s, pid) => s + (all.get(pid)?.cpuTicks ?? 0), 0);
   return Object.fromEntries(
     Object.entries(groups).map(([k, roots]) => [
       k,
@@ -63,10 +64,14 @@ export function cpuSeconds(
   );
 }
 
-/** Every live process in the trees under `roots`, each once. */
-function treePids(all: Map<number, ProcStat>, roots: number[]): number[] {
+function childrenOf(all: Map<number, ProcStat>): Map<number, number[]> {
   const children = new Map<number, number[]>();
   for (const [pid, p] of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
+  return children;
+}
+
+/** Every live process in the trees under `roots`, each once. */
+function treePids(all: Map<number, ProcStat>, children: Map<number, number[]>, roots: number[]): number[] {
   const seen = new Set<number>();
   const stack = [...roots];
   while (stack.length > 0) {
@@ -103,10 +108,11 @@ export type SwitchSnapshot = Record<string, Map<string, number>>;
 
 export function switchSnapshot(groups: Record<string, number[]>): SwitchSnapshot {
   const all = readAll();
+  const children = childrenOf(all);
   return Object.fromEntries(
     Object.entries(groups).map(([k, roots]) => {
       const threads = new Map<string, number>();
-      for (const pid of treePids(all, roots)) threadSwitches(pid, threads);
+      for (const pid of treePids(all, children, roots)) threadSwitches(pid, threads);
       return [k, threads];
     }),
   );

@@ -3,7 +3,9 @@
 // pitfalls` runs them, each followed by its "-protected" pair (pitfall-pair.ts).
 
 import { stopApplication } from "@orderflow/infra";
+import { QUEUE as INVENTORY_QUEUE } from "@orderflow/inventory";
 import { DEFAULT_RELAY_CONFIG } from "@orderflow/outbox";
+import { QUEUE as POINTS_QUEUE } from "@orderflow/points";
 import { check, damage } from "../expectations.ts";
 import type { FaultContext, Outcome, Scenario } from "../scenario.ts";
 import { republishSentOrders } from "./duplicate-publish.ts";
@@ -14,6 +16,13 @@ import { RELAY_PITFALLS } from "./pitfalls-relay.ts";
 
 const n = (x: number) => String(x);
 
+/** The consumers auto-ack kills, in order, with the queue each consumes. */
+const KILLED = [
+  ["inventory", INVENTORY_QUEUE],
+  ["points", POINTS_QUEUE],
+] as const;
+const killFact = (target: string) => `${target}Kill`;
+
 /**
  * A consumer killed while it holds work: held down until a backlog builds, started, killed as soon as the
  * broker has handed it the backlog. Under manual acks the backlog comes back; under noAck it is gone.
@@ -21,17 +30,14 @@ const n = (x: number) => String(x);
 async function killWithBacklog(ctx: FaultContext): Promise<void> {
   await ctx.sleep(ctx.durationMs * 0.15);
   ctx.mark("fault injected: consumers killed while holding a backlog");
-  for (const [target, queue] of [
-    ["inventory", "inventory.order-events"],
-    ["points", "points.order-events"],
-  ] as const) {
+  for (const [target, queue] of KILLED) {
     await ctx.measureInFlight(`stop ${target}`);
     await stopApplication(target, ctx.stack);
     await new Promise((r) => setTimeout(r, 6_000));
     // What the kill will hit is the backlog built while it was down, so it is measured before the start.
     await ctx.measureInFlight(`kill -9 ${target}`);
     const k = await killOnDelivery(ctx.stack, target, queue);
-    ctx.facts[`${target}Kill`] = k;
+    ctx.facts[killFact(target)] = k;
     ctx.log(
       `${target} killed ${k.afterMs} ms after its start, ${k.readyBefore} -> ${k.readyAtKill} ready${k.timedOut ? " (deadline: nothing handed over)" : ""}`,
     );
@@ -49,8 +55,8 @@ function ghostStock(o: Outcome) {
 
 /** Messages the broker handed to the consumers it then lost, by the queues' ready counts (killOnDelivery). */
 const handedOver = (o: Outcome) =>
-  ["inventoryKill", "pointsKill"].reduce((a, k) => {
-    const kill = o.facts[k] as KillOnDelivery | undefined;
+  KILLED.reduce((a, [target]) => {
+    const kill = o.facts[killFact(target)] as KillOnDelivery | undefined;
     return a + (kill ? kill.readyBefore - kill.readyAtKill : 0);
   }, 0);
 
