@@ -6,6 +6,8 @@ export const HEADERS = {
   correlationId: "x-correlation-id",
   causationId: "x-causation-id",
   traceparent: "traceparent",
+  /** The order (or other aggregate) a message is about: consumers keep each one's messages in order. */
+  aggregateId: "x-aggregate-id",
 } as const;
 
 export const CONTENT_TYPE = "application/json";

@@ -5,7 +5,7 @@
 // delivery order, so only the failing one goes to its retry tier or the parking lot and the others
 // commit as if they had come one by one. Messages for one order keep their order: a cancel delivered
 // behind its create is applied behind it, in the batch or after the split.
-import type { EventType } from "@orderflow/contracts";
+import { type EventType, HEADERS } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
 import type { Channel, ConsumeMessage } from "amqplib";
 import { batchPlan } from "./batch-plan.ts";
@@ -51,10 +51,8 @@ async function claimAll(inbox: Inbox, tx: SqlTx, consumer: string, entries: Inbo
   });
 }
 
-const AGGREGATE_HEADER = "x-aggregate-id";
-
 const aggregateOf = (ev: { headers: Record<string, unknown> }): string | undefined => {
-  const v = ev.headers[AGGREGATE_HEADER];
+  const v = ev.headers[HEADERS.aggregateId];
   return typeof v === "string" && v.length > 0 ? v : undefined;
 };
 

@@ -54,7 +54,8 @@ function commonSchema(prefix: string, defaultPort: number) {
     // next one. One at a time also means two batches of one service never lock the same rows in
     // opposite orders (a deadlock PostgreSQL would break only after deadlock_timeout).
     consumerBatchSize: int("CONSUMER_BATCH_SIZE", { min: 1, max: 1_000 }).default(50),
-    // With CONSUMER_BATCH_SIZE=1 (one message per transaction, the design before batching) use 4.
+    // With CONSUMER_BATCH_SIZE=1 (one message per transaction, the design before batching) use 4. Each
+    // transaction runs on the lane of its messages' orders (intake.ts), so one order's stay in order.
     consumerConcurrency: int("CONSUMER_CONCURRENCY", { min: 1, max: 64 }).default(1),
   };
 }
