@@ -5,7 +5,7 @@
 // delivery order, so only the failing one goes to its retry tier or the parking lot and the others
 // commit as if they had come one by one. Messages for one order keep their order: a cancel delivered
 // behind its create is applied behind it, in the batch or after the split.
-import { type EventType, HEADERS } from "@orderflow/contracts";
+import type { EventType } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
 import type { Channel, ConsumeMessage } from "amqplib";
 import { batchPlan } from "./batch-plan.ts";
@@ -22,6 +22,7 @@ import {
   toDelivery,
 } from "./delivery.ts";
 import type { Inbox, InboxEntry } from "./inbox.ts";
+import { aggregateOf } from "./intake.ts";
 import type { Delivery } from "./settle.ts";
 
 /** One delivery of the batch and its span. */
@@ -51,11 +52,6 @@ async function claimAll(inbox: Inbox, tx: SqlTx, consumer: string, entries: Inbo
   });
 }
 
-const aggregateOf = (ev: { headers: Record<string, unknown> }): string | undefined => {
-  const v = ev.headers[HEADERS.aggregateId];
-  return typeof v === "string" && v.length > 0 ? v : undefined;
-};
-
 async function applyTogether<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, items: Item<Tx>[]): Promise<Done[]> {
   return deps.transaction(async (tx) => {
     const entries = items.map((i) => ({ key: i.key, messageType: i.ev.type, contentHash: i.ev.contentHash }));
@@ -75,7 +71,7 @@ async function applyTogether<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, items: It
         const item = items[n] as Item<Tx>;
         return {
           type: item.ev.type,
-          key: aggregateOf(item.ev),
+          key: aggregateOf(item.ev.headers),
           batchable: !!deps.batchHandlers[item.ev.type],
         };
       }),

@@ -35,6 +35,12 @@ export function laneOf(key: string, lanes: number): number {
   return (h >>> 0) % lanes;
 }
 
+/** The aggregate a message is about (the outbox's `x-aggregate-id` header), when it names one. */
+export function aggregateOf(headers: Record<string, unknown> | undefined): string | undefined {
+  const v = headers?.[HEADERS.aggregateId];
+  return typeof v === "string" && v.length > 0 ? v : undefined;
+}
+
 interface Lane {
   waiting: { ch: Channel; msg: ConsumeMessage }[];
   busy: boolean;
@@ -48,8 +54,8 @@ export function createIntake(o: IntakeOptions): Intake {
   let unsettled = 0;
   const idle: (() => void)[] = [];
   const laneFor = (msg: ConsumeMessage): Lane => {
-    const key = msg.properties.headers?.[HEADERS.aggregateId];
-    const n = typeof key === "string" && key.length > 0 ? laneOf(key, lanes.length) : turn++ % lanes.length;
+    const key = aggregateOf(msg.properties.headers);
+    const n = key === undefined ? turn++ % lanes.length : laneOf(key, lanes.length);
     return lanes[n] as Lane;
   };
   const pump = (lane: Lane): void => {
