@@ -10,6 +10,8 @@ export interface AuditResult extends Verdict {
   settledAfterMs: number | null;
   parked: Record<string, number>;
   absorbed: Record<string, number>;
+  /** Services whose `absorbed` counts are a lower bound: restarted during the run, or unreadable. */
+  countersLowerBound?: string[];
 }
 
 const settled = (ledger: RunLedger, snap: Snapshot) =>
@@ -22,27 +24,48 @@ const settled = (ledger: RunLedger, snap: Snapshot) =>
     );
   }) && Object.values(snap.outbox).every((rows) => rows.every((x) => x.status === 2));
 
-/** Sums a Prometheus counter family over every service's /metrics, by one label's value. */
-async function counters(urls: string[], name: string, label: string): Promise<Record<string, number>> {
+/** A counter family of one /metrics text, summed by one label's value. */
+function counters(text: string, name: string, label: string): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const u of urls) {
-    const text = await fetch(`${u}/metrics`, { signal: AbortSignal.timeout(5_000) }).then(
-      (r) => r.text(),
-      () => "",
-    );
-    for (const line of text.split("\n")) {
-      if (!line.startsWith(`${name}{`)) continue;
-      const m = line.match(new RegExp(`${label}="([^"]*)"[^}]*\\} ([0-9.e+]+)$`));
-      if (m?.[1] !== undefined) out[m[1]] = (out[m[1]] ?? 0) + Number(m[2]);
-    }
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const m = line.match(new RegExp(`${label}="([^"]*)"[^}]*\\} ([0-9.e+]+)$`));
+    if (m?.[1] !== undefined) out[m[1]] = (out[m[1]] ?? 0) + Number(m[2]);
   }
   return out;
 }
 
-export async function absorbedCounters(serviceUrls: string[]): Promise<Record<string, number>> {
-  const outcomes = await counters(serviceUrls, "consumer_messages_total", "outcome");
-  const repairs = await counters(serviceUrls, "order_reconciliation_repairs_total", "kind");
-  return {
+/** What one service's counters read, and when its process started (null: its /metrics did not answer). */
+export interface ServiceCounters {
+  url: string;
+  startedAt: number | null;
+  counts: Record<string, number>;
+}
+
+/**
+ * What the guarantees absorbed so far, per service: a service's counters start at zero again when its
+ * process restarts, so a run's figures are differences taken service by service (absorbedSince).
+ */
+export async function absorbedCounters(serviceUrls: string[]): Promise<ServiceCounters[]> {
+  return Promise.all(
+    serviceUrls.map(async (url) =>
+      serviceCounters(
+        url,
+        await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5_000) }).then(
+          (r) => (r.ok ? r.text() : ""),
+          () => "",
+        ),
+      ),
+    ),
+  );
+}
+
+/** One service's reading from its /metrics text ("" when it did not answer). */
+export function serviceCounters(url: string, text: string): ServiceCounters {
+  const started = text.match(/^process_start_time_seconds(?:\{[^}]*\})? ([0-9.e+]+)$/m)?.[1];
+  const outcomes = counters(text, "consumer_messages_total", "outcome");
+  const repairs = counters(text, "order_reconciliation_repairs_total", "kind");
+  const counts = {
     duplicatesCaughtByInbox:
       (outcomes.duplicate ?? 0) + (outcomes["duplicate-cache"] ?? 0) + (outcomes["duplicate-conflict"] ?? 0),
     // Skipped as duplicates though their body differs from the one applied under the same key (a key that
@@ -55,6 +78,45 @@ export async function absorbedCounters(serviceUrls: string[]): Promise<Record<st
     requeued: outcomes.requeued ?? 0,
     reconciliationRepairs: Object.values(repairs).reduce((a, b) => a + b, 0),
   };
+  return { url, startedAt: started === undefined ? null : Number(started), counts };
+}
+
+/** Every service's counters added up. */
+export function counterTotals(services: ServiceCounters[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const s of services) for (const [k, v] of Object.entries(s.counts)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
+/**
+ * The counts between two readings, service by service, added up. A service that restarted in between
+ * (another start time, or a counter that went down) counts from its restart: a lower bound, named in
+ * `lowerBounds` with the services that did not answer. Summing first and subtracting after would let
+ * one service's restart cancel another's counts (a crash loop read 13 duplicates over 0 handled).
+ */
+export function absorbedSince(
+  before: ServiceCounters[] | undefined,
+  now: ServiceCounters[],
+): { absorbed: Record<string, number>; lowerBounds: string[] } {
+  const lowerBounds: string[] = [];
+  const deltas = now.map((n) => {
+    if (n.startedAt === null) {
+      lowerBounds.push(n.url);
+      return { ...n, counts: {} };
+    }
+    const b = before?.find((x) => x.url === n.url);
+    if (!b) return n;
+    // A service that did not answer before the run (down) started within it: it counts from its start.
+    const restarted =
+      b.startedAt !== n.startedAt || Object.entries(n.counts).some(([k, v]) => v < (b.counts[k] ?? 0));
+    if (restarted) {
+      lowerBounds.push(n.url);
+      return n;
+    }
+    const counts = Object.fromEntries(Object.entries(n.counts).map(([k, v]) => [k, v - (b.counts[k] ?? 0)]));
+    return { ...n, counts };
+  });
+  return { absorbed: counterTotals(deltas), lowerBounds };
 }
 
 /** Where an audit reads: the databases (a snapshot of a ledger's orders) and the broker's queues. */
@@ -66,7 +128,7 @@ export interface AuditReaders {
 export interface AuditOptions {
   settleTimeoutMs: number;
   serviceUrls: string[];
-  before?: Record<string, number>;
+  before?: ServiceCounters[];
 }
 
 /** The lab's audit of a local stack: its run's prefix, read as the database admin. */
@@ -102,10 +164,6 @@ export async function auditWith(
   const parked = Object.fromEntries(
     (await r.listQueues()).filter((q) => q.name.endsWith(".parking")).map((q) => [q.name, q.messages]),
   );
-  const now = await absorbedCounters(opts.serviceUrls);
-  // A service restarted during the run starts its counters at zero again: these are lower bounds.
-  const absorbed = Object.fromEntries(
-    Object.entries(now).map(([k, n]) => [k, Math.max(0, n - (opts.before?.[k] ?? 0))]),
-  );
-  return { ...checkLedger(ledger, snap), settledAfterMs, parked, absorbed };
+  const { absorbed, lowerBounds } = absorbedSince(opts.before, await absorbedCounters(opts.serviceUrls));
+  return { ...checkLedger(ledger, snap), settledAfterMs, parked, absorbed, countersLowerBound: lowerBounds };
 }

@@ -2,6 +2,7 @@
 // pg pool, so a busy service pool cannot starve it, and its broker connection. SIGTERM/SIGINT: stop
 // intake, drain the batch in flight, close; a second signal exits at once.
 import http from "node:http";
+import { KEEP_IDLE_CONNECTIONS } from "@orderflow/db";
 import { createLogger, type Logger } from "@orderflow/logging";
 import { createConfirmPublisher } from "@orderflow/messaging";
 import { startTracing } from "@orderflow/telemetry";
@@ -76,6 +77,7 @@ export async function runRelayProcess(env: OutboxEnv, parts: RelayProcessParts =
     connectionString: env.databaseUrl,
     max: env.poolMax,
     application_name: "outbox-relay",
+    ...KEEP_IDLE_CONNECTIONS,
   });
   pool.on("error", (e) => log.warn({ error: e.message }, "pg.pool_error"));
   const registry = new Registry();

@@ -2,6 +2,7 @@
 // waiting for the relay process's next sweep. It has its own pool (a busy service pool cannot delay
 // publishes) and its own broker connection (recycling it after silent confirms never disturbs the
 // consumer). It also sweeps, slowly, as a second line behind the relay process.
+import { KEEP_IDLE_CONNECTIONS } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import { createConfirmPublisher } from "@orderflow/messaging";
 import {
@@ -33,6 +34,7 @@ export function startInProcessRelay(opts: InProcessRelayOptions) {
     connectionString: opts.databaseUrl,
     max: 4,
     application_name: `${opts.service}-relay`,
+    ...KEEP_IDLE_CONNECTIONS,
   });
   pool.on("error", (e) => log.warn({ error: e.message }, "relay_pool.error"));
   const metrics = createOutboxMetrics({ registry: opts.registry, pool });

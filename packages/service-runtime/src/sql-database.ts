@@ -3,7 +3,13 @@
 // HTTP hot path's (POST /orders, one statement). These are the saga's hot paths:
 // Prisma's client costs 4-5x node-postgres' CPU per statement there, raw queries included. Prisma's
 // schema and migrations still define every table these statements touch, and Prisma serves the rest.
-import { pgAutocommit, pgTransaction, type RunTransaction, type SqlTx } from "@orderflow/db";
+import {
+  KEEP_IDLE_CONNECTIONS,
+  pgAutocommit,
+  pgTransaction,
+  type RunTransaction,
+  type SqlTx,
+} from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import pg from "pg";
 
@@ -17,7 +23,7 @@ const LIMITS = {
 };
 
 export function sqlDatabase(url: string, log: Logger, opts: { name: string; max: number }) {
-  const pool = new pg.Pool({ connectionString: url, max: opts.max, ...LIMITS });
+  const pool = new pg.Pool({ connectionString: url, max: opts.max, ...LIMITS, ...KEEP_IDLE_CONNECTIONS });
   // An idle connection dropped by the server (a PostgreSQL restart) must not crash the process.
   pool.on("error", (e) => log.warn({ error: e.message }, `${opts.name}_pool.error`));
   const transaction: RunTransaction<SqlTx> = (fn) => pgTransaction(pool, fn);

@@ -3,7 +3,7 @@
 import { adminUrl, databaseName, restartAppsWith, type Stack } from "@orderflow/infra";
 import { claimPagesProbe } from "@orderflow/outbox";
 import pg from "pg";
-import { absorbedCounters } from "../../audit/audit.ts";
+import { absorbedCounters, counterTotals } from "../../audit/audit.ts";
 import { parkingCounts } from "../../audit/parking-counts.ts";
 import { check, damage } from "../expectations.ts";
 import { serviceUrls } from "../run-scenario.ts";
@@ -58,7 +58,7 @@ async function measureHistory(s: Stack) {
   });
 }
 
-const retriedSoFar = async (s: Stack) => (await absorbedCounters(serviceUrls(s))).retried ?? 0;
+const retriedSoFar = async (s: Stack) => counterTotals(await absorbedCounters(serviceUrls(s))).retried ?? 0;
 
 /**
  * After the audit: how many laps the poison made in 5 s (a cycle never stops; a parking lot has none),
