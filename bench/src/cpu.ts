@@ -83,8 +83,23 @@ function treePids(all: Map<number, ProcStat>, children: Map<number, number[]>, r
   return [...seen];
 }
 
-/** Voluntary + involuntary context switches of every thread of a process so far, by "pid/tid". */
-function threadSwitches(pid: number, into: Map<string, number>): void {
+/** What one thread's counter reads from its /proc/PID/task/TID directory. */
+const THREAD_COUNTERS = {
+  /** Voluntary + involuntary context switches so far. */
+  switches: (dir: string) => {
+    let n = 0;
+    const status = fs.readFileSync(`${dir}/status`, "utf8");
+    for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) n += Number(m[1]);
+    return n;
+  },
+  /** Nanoseconds spent runnable but waiting for a core so far (schedstat's second field). */
+  runQueueWaitNs: (dir: string) => Number(fs.readFileSync(`${dir}/schedstat`, "utf8").split(" ")[1]),
+} as const;
+
+type ThreadCounter = keyof typeof THREAD_COUNTERS;
+
+/** A counter of every thread of a process so far, by "pid/tid". */
+function readThreads(pid: number, counter: ThreadCounter, into: Map<string, number>): void {
   let tasks: string[] = [];
   try {
     tasks = fs.readdirSync(`/proc/${pid}/task`);
@@ -93,38 +108,39 @@ function threadSwitches(pid: number, into: Map<string, number>): void {
   }
   for (const tid of tasks) {
     try {
-      const status = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8");
-      let n = 0;
-      for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) n += Number(m[1]);
-      into.set(`${pid}/${tid}`, n);
+      const n = THREAD_COUNTERS[counter](`/proc/${pid}/task/${tid}`);
+      if (Number.isFinite(n)) into.set(`${pid}/${tid}`, n);
     } catch {
       // the thread ended while we listed it
     }
   }
 }
 
-/** Each group's threads (every process in its trees) with their context switches so far. */
-export type SwitchSnapshot = Record<string, Map<string, number>>;
+/** Each group's threads (every process in its trees) with one of their counters so far. */
+export type ThreadSnapshot = Record<string, Map<string, number>>;
 
-export function switchSnapshot(groups: Record<string, number[]>): SwitchSnapshot {
+export function threadSnapshot(groups: Record<string, number[]>, counter: ThreadCounter): ThreadSnapshot {
   const all = readAll();
   const children = childrenOf(all);
   return Object.fromEntries(
     Object.entries(groups).map(([k, roots]) => {
       const threads = new Map<string, number>();
-      for (const pid of treePids(all, children, roots)) threadSwitches(pid, threads);
+      for (const pid of treePids(all, children, roots)) readThreads(pid, counter, threads);
       return [k, threads];
     }),
   );
 }
 
+/** Each group's context switches so far: each is a sleep and a wake-up, or a preemption. */
+export const switchSnapshot = (groups: Record<string, number[]>) => threadSnapshot(groups, "switches");
+
 /**
- * Context switches per group between two snapshots: each is a sleep and a wake-up (voluntary: a wait on
- * a socket, a lock, a timer) or a preemption (involuntary). A thread born in between counts from 0; one
- * that ended in between (a PostgreSQL backend that exited) takes its switches with it, so the figure can
- * only under-count.
+ * A counter's growth per group between two snapshots. Context switches: each is a sleep and a wake-up
+ * (voluntary: a wait on a socket, a lock, a timer) or a preemption (involuntary). Run-queue wait: time a
+ * thread was ready to run with no core free. A thread born in between counts from 0; one that ended in
+ * between (a PostgreSQL backend that exited) takes its count with it, so the figure can only under-count.
  */
-export function switchesBetween(before: SwitchSnapshot, after: SwitchSnapshot): Record<string, number> {
+export function threadCountsBetween(before: ThreadSnapshot, after: ThreadSnapshot): Record<string, number> {
   return Object.fromEntries(
     Object.entries(after).map(([k, threads]) => {
       let sum = 0;

@@ -17,14 +17,27 @@ import type { StepCpu } from "./step-cpu.ts";
 //            (batched across orders under load).
 export const PER_ORDER = { messages: 4, businessTransactions: 5, relayStatements: 8 } as const;
 
+/** One of the runs a HalfRun pools. */
+export interface HalfRepeatResult {
+  final: number;
+  finalMs: Latency;
+  stackCpuMsPerOrder: number;
+  autovacuums: number;
+}
+
+/** The runs at half the sustained rate, pooled: every figure below is over all of them. */
 export interface HalfRun {
   rate: number;
+  /** Of each run. */
   seconds: number;
-  /** The VACUUM (ANALYZE) and CHECKPOINT before the run (settle.ts), in seconds. */
+  /** The VACUUM (ANALYZE) and CHECKPOINT before each run (settle.ts), in seconds, all runs. */
   settleSeconds: number;
-  /** Autovacuum and autoanalyze runs in the three service databases while the run was measured. */
+  /** Autovacuum and autoanalyze runs in the three service databases while the runs were measured. */
   autovacuums: number;
+  /** The runs pooled: counts summed, latencies over every order of every run. */
   step: StepResult;
+  /** Each run on its own, in order. */
+  repeats: HalfRepeatResult[];
   /** The system under test, group -> CPU ms per final order. */
   cpuMsPerOrder: Record<string, number>;
   /** Their sum: `cpuMsPerOrder` of bench.json's `saga`. */
@@ -34,6 +47,8 @@ export interface HalfRun {
   cpuSeconds: Record<string, number>;
   /** The system under test, group -> context switches (every thread) per final order. */
   switchesPerOrder: Record<string, number>;
+  /** The system under test, group -> ms its threads were ready to run with no core free, per final order. */
+  runQueueWaitMsPerOrder: Record<string, number>;
   hops: { hop: string; ms: Latency }[];
 }
 
@@ -62,6 +77,14 @@ const halfOf = (c: ConfigResult) => ({
   cpuMsPerOrderByProcess: c.half?.cpuMsPerOrder ?? {},
   notInCpuMsPerOrder: c.half?.besideCpuMsPerOrder ?? {},
   contextSwitchesPerOrderByProcess: c.half?.switchesPerOrder ?? {},
+  runQueueWaitMsPerOrderByProcess: c.half?.runQueueWaitMsPerOrder ?? {},
+  halfRateRuns: (c.half?.repeats ?? []).map((r) => ({
+    final: r.final,
+    finalLatencyP50Ms: r.finalMs.p50,
+    finalLatencyP99Ms: r.finalMs.p99,
+    cpuMsPerOrder: r.stackCpuMsPerOrder,
+    autovacuums: r.autovacuums,
+  })),
   halfRateSettleSeconds: c.half?.settleSeconds ?? Number.NaN,
   halfRateAutovacuums: c.half?.autovacuums ?? Number.NaN,
   sustainedIsLowerBound: c.keptUpAtEveryStep,
@@ -132,13 +155,16 @@ export function sagaRows(
   ];
   for (const c of [defaults, baseline]) {
     const h = c.half;
+    const runs = h?.repeats ?? [];
     rows.push({
-      measure: `order written -> final state, ${c.label}, at ${fmt(h?.rate ?? Number.NaN)} orders/s for ${halfSeconds} s: p50 / p99`,
+      measure: `order written -> final state, ${c.label}, at ${fmt(h?.rate ?? Number.NaN)} orders/s, ${runs.length} runs of ${halfSeconds} s pooled: p50 / p99`,
       result: `${fmt(h?.step.finalMs.p50 ?? Number.NaN)} ms / ${fmt(h?.step.finalMs.p99 ?? Number.NaN)} ms`,
       spread: h
-        ? `p90 ${fmt(h.step.finalMs.p90)}, max ${fmt(h.step.finalMs.max)} ms, n=${h.step.final}; POST p99 ${fmt(h.step.httpMs.p99)} ms`
+        ? `p90 ${fmt(h.step.finalMs.p90)}, max ${fmt(h.step.finalMs.max)} ms, n=${h.step.final}; POST p99 ${fmt(h.step.httpMs.p99)} ms; ` +
+          `each run p50 / p99: ${runs.map((r) => `${fmt(r.finalMs.p50)} / ${fmt(r.finalMs.p99)}`).join(", ")} ms`
         : "no step kept up",
       kind: "measured",
+      note: "each run after its own VACUUM (ANALYZE) and CHECKPOINT; the CPU and hop figures at half rate pool the runs too",
     });
   }
   const stackCpu = both((c) => c.half?.stackCpuMsPerOrder ?? Number.NaN);
@@ -151,6 +177,7 @@ export function sagaRows(
   });
   rows.push(...cpuRows(baseline, defaults, stackCpu));
   rows.push(switchesRow(baseline, defaults, at));
+  rows.push(runQueueRow(baseline, defaults, at));
   rows.push(...[defaults, baseline].map(saturationRow));
   rows.push(...boundRows(machine, sustained, stackCpu));
   const hops = defaults.half?.hops ?? baseline.half?.hops ?? [];
@@ -211,6 +238,28 @@ function switchesRow(baseline: ConfigResult, defaults: ConfigResult, at: string)
       .join(", ")}`,
     kind: "measured",
     note: "voluntary + involuntary, /proc/PID/task/*/status of every process tree under test, during the half-rate run / final orders",
+  };
+}
+
+/**
+ * How long the stack's threads were ready to run with no core free, per order: on a saturated machine
+ * this, not the work, is what an order's latency is made of (each of its hops wakes a few threads).
+ */
+function runQueueRow(baseline: ConfigResult, defaults: ConfigResult, at: string): TableRow {
+  const total = (c: ConfigResult) =>
+    c.half ? Object.values(c.half.runQueueWaitMsPerOrder).reduce((a, b) => a + b, 0) : Number.NaN;
+  const cpu: Pair = [defaults, baseline].map((c) => c.half?.stackCpuMsPerOrder ?? Number.NaN) as Pair;
+  return {
+    measure: `run-queue wait per order of the stack's threads ${at} (ready to run, no core free), defaults / 1 per tx`,
+    result: pair([total(defaults), total(baseline)], 1, " ms"),
+    spread: `defaults: ${Object.entries(defaults.half?.runQueueWaitMsPerOrder ?? {})
+      .sort(([, a], [, b]) => b - a)
+      .map(([k, v]) => `${k} ${fmt(v, 1)}`)
+      .join(
+        ", ",
+      )}; wait / CPU ${times(ratio(total(defaults), cpu[0]))} / ${times(ratio(total(baseline), cpu[1]))}`,
+    kind: "measured",
+    note: "/proc/PID/task/*/schedstat (second field) of every thread of the stack, during the half-rate runs / final orders; summed over threads, so it can exceed the run's length",
   };
 }
 

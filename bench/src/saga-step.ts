@@ -44,6 +44,13 @@ export interface StepOptions {
   graceMs: number;
   /** Receives the accepted orders' ids (the hop breakdown reads them). */
   orderIds?: string[];
+  /** Receives every POST's and every final order's latency (ms), for pooling repeated runs. */
+  samples?: StepSamples;
+}
+
+export interface StepSamples {
+  httpMs: number[];
+  finalMs: number[];
 }
 
 /** The ids among `ids` whose order reached its final state. */
@@ -139,6 +146,8 @@ export async function runStep(client: OrderClient, orderDb: pg.Pool, o: StepOpti
   const fin = await finalLatencies(orderDb, ids);
   const finalMs = latency(fin);
   o.orderIds?.push(...ids);
+  o.samples?.httpMs.push(...http);
+  o.samples?.finalMs.push(...fin);
   return {
     rate: o.rate,
     seconds: o.seconds,
@@ -151,5 +160,28 @@ export async function runStep(client: OrderClient, orderDb: pg.Pool, o: StepOpti
     drainSeconds,
     httpMs: latency(http),
     finalMs,
+  };
+}
+
+/**
+ * Repeated runs of one step as one result: counts summed, latencies over every sample of every run, kept
+ * up only when each run did, the longest drain.
+ */
+export function pooledStep(runs: readonly StepResult[], samples: StepSamples): StepResult {
+  const sum = (f: (s: StepResult) => number) => runs.reduce((a, s) => a + f(s), 0);
+  const first = runs[0];
+  if (!first) throw new Error("pooledStep: no runs");
+  return {
+    rate: first.rate,
+    seconds: sum((s) => s.seconds),
+    sent: sum((s) => s.sent),
+    ok: sum((s) => s.ok),
+    httpErrors: sum((s) => s.httpErrors),
+    dropped: sum((s) => s.dropped),
+    final: sum((s) => s.final),
+    keptUp: runs.every((s) => s.keptUp),
+    drainSeconds: Math.max(...runs.map((s) => s.drainSeconds)),
+    httpMs: latency(samples.httpMs),
+    finalMs: latency(samples.finalMs),
   };
 }

@@ -4,7 +4,7 @@
 // machine saturates: from there on, a higher rate is kept up only because work is shared by more
 // orders (batches grow), and every added order waits for a core. The context switches per order show
 // how many times an order puts a thread of the stack to sleep and wakes it (or preempts it).
-import { cpuDelta, cpuSeconds, machineCpuSeconds, switchesBetween, switchSnapshot } from "./cpu.ts";
+import { cpuDelta, cpuSeconds, machineCpuSeconds, switchSnapshot, threadCountsBetween } from "./cpu.ts";
 
 export interface StepCpu {
   /** The stack's CPU per final order of the step, ms. */
@@ -30,7 +30,7 @@ export async function withStepCpu<S extends { final: number }>(
   const wallSeconds = (performance.now() - t0) / 1000;
   const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
   const stack = sum(cpuDelta(before, cpuSeconds(groups)));
-  const switches = sum(switchesBetween(switchesBefore, switchSnapshot(groups)));
+  const switches = sum(threadCountsBetween(switchesBefore, switchSnapshot(groups)));
   const machine = machineCpuSeconds();
   return {
     ...s,

@@ -44,11 +44,16 @@ function config(
       settleSeconds: 2,
       autovacuums: 0,
       step: step(sustained / 2, true, [100, 200, 900]),
+      repeats: [
+        { final: sustained * 2, finalMs: latency([100, 200]), stackCpuMsPerOrder: 17, autovacuums: 0 },
+        { final: sustained, finalMs: latency([900]), stackCpuMsPerOrder: 20, autovacuums: 1 },
+      ],
       cpuMsPerOrder: cpu,
       stackCpuMsPerOrder: Object.values(cpu).reduce((a, b) => a + b, 0),
       besideCpuMsPerOrder: { [LOAD_GENERATOR]: 0.4, prometheus: 0.2 },
       cpuSeconds: {},
       switchesPerOrder: { rabbitmq: 60, postgres: 30 },
+      runQueueWaitMsPerOrder: { rabbitmq: 40, postgres: 14 },
       hops: [{ hop: "POST tx + order.created waiting in outbox until confirmed", ms: latency([3, 4]) }],
     },
   };
@@ -88,6 +93,21 @@ describe("the saga's figures", () => {
     ]);
   });
 
+  test("the half-rate figures pool the runs; bench.json and the table give each run's own beside them", () => {
+    const s = sagaSummary(baseline, defaults);
+    expect(s.finalLatencyP99Ms).toBe(900);
+    expect(s.halfRateRuns).toEqual([
+      { final: 400, finalLatencyP50Ms: 100, finalLatencyP99Ms: 200, cpuMsPerOrder: 17, autovacuums: 0 },
+      { final: 200, finalLatencyP50Ms: 900, finalLatencyP99Ms: 900, cpuMsPerOrder: 20, autovacuums: 1 },
+    ]);
+    const row = sagaRows(baseline, defaults, 6, { cores: 2 }).find((r) =>
+      r.measure.startsWith("order written -> final state, defaults"),
+    );
+    expect(row?.measure).toContain("2 runs of 6 s pooled");
+    expect(row?.result).toBe("200 ms / 900 ms");
+    expect(row?.spread).toContain("each run p50 / p99: 100 / 200, 900 / 900 ms");
+  });
+
   test("the load generator and monitoring are reported beside the stack's CPU, not in it", () => {
     const s = sagaSummary(baseline, defaults);
     expect(s.cpuMsPerOrderByProcess).toEqual({ postgres: 6, rabbitmq: 8, "order service": 4 });
@@ -123,6 +143,17 @@ describe("the saga's figures", () => {
     expect(sagaSummary(baseline, defaults).contextSwitchesPerOrderByProcess).toEqual({
       rabbitmq: 60,
       postgres: 30,
+    });
+  });
+
+  test("the table gives how long the stack's threads waited for a core per order, against its CPU", () => {
+    const rows = sagaRows(baseline, defaults, 6, { cores: 2 });
+    const row = rows.find((r) => r.measure.startsWith("run-queue wait per order"));
+    expect(row?.result).toBe("54.0 / 54.0 ms");
+    expect(row?.spread).toBe("defaults: rabbitmq 40.0, postgres 14.0; wait / CPU 3.0x / 0.9x");
+    expect(sagaSummary(baseline, defaults).runQueueWaitMsPerOrderByProcess).toEqual({
+      rabbitmq: 40,
+      postgres: 14,
     });
   });
 
