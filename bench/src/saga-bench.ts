@@ -113,9 +113,10 @@ const sumBy = (maps: Record<string, number>[]): Record<string, number> => {
 };
 
 /**
- * Half the sustained rate, `repeats` times, each run after its own settle: the figures are pooled (every
- * order of every run in the latencies, all their CPU over all their final orders), each run's own beside
- * them. One 30 s run's p99 moved by up to 1.5x between runs on one machine; three give it a spread.
+ * Half the sustained rate, `plan.halfRepeats` times, each run after its own settle: the figures are pooled
+ * (every order of every run in the latencies, all their CPU over all their final orders), each run's own
+ * beside them. One 30 s run's p99 moved by 1.5-2.7x between runs on one machine (313-842 ms in one bench
+ * run); a single run could not tell a change to the p99 from the machine's moods.
  */
 async function halfRun(
   stack: Stack,
