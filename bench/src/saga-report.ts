@@ -222,20 +222,25 @@ function saturationRow(c: ConfigResult): TableRow {
   };
 }
 
+const sumOf = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+
+/** "rabbitmq 60, postgres 30": a per-process figure, the largest first. */
+const busiestFirst = (r: Record<string, number>, digits = 0) =>
+  Object.entries(r)
+    .sort(([, a], [, b]) => b - a)
+    .map(([k, v]) => `${k} ${fmt(v, digits)}`)
+    .join(", ");
+
 /**
  * How many times an order puts a thread of the stack to sleep and wakes it (or preempts it): below
  * saturation each message costs its own wake-ups in half a dozen processes, which batches share.
  */
 function switchesRow(baseline: ConfigResult, defaults: ConfigResult, at: string): TableRow {
-  const total = (c: ConfigResult) =>
-    c.half ? Object.values(c.half.switchesPerOrder).reduce((a, b) => a + b, 0) : Number.NaN;
+  const total = (c: ConfigResult) => (c.half ? sumOf(c.half.switchesPerOrder) : Number.NaN);
   return {
     measure: `context switches per order of the stack's threads ${at}, defaults / 1 per tx`,
     result: pair([total(defaults), total(baseline)]),
-    spread: `defaults: ${Object.entries(defaults.half?.switchesPerOrder ?? {})
-      .sort(([, a], [, b]) => b - a)
-      .map(([k, v]) => `${k} ${fmt(v)}`)
-      .join(", ")}`,
+    spread: `defaults: ${busiestFirst(defaults.half?.switchesPerOrder ?? {})}`,
     kind: "measured",
     note: "voluntary + involuntary, /proc/PID/task/*/status of every process tree under test, during the half-rate run / final orders",
   };
@@ -246,18 +251,14 @@ function switchesRow(baseline: ConfigResult, defaults: ConfigResult, at: string)
  * this, not the work, is what an order's latency is made of (each of its hops wakes a few threads).
  */
 function runQueueRow(baseline: ConfigResult, defaults: ConfigResult, at: string): TableRow {
-  const total = (c: ConfigResult) =>
-    c.half ? Object.values(c.half.runQueueWaitMsPerOrder).reduce((a, b) => a + b, 0) : Number.NaN;
+  const total = (c: ConfigResult) => (c.half ? sumOf(c.half.runQueueWaitMsPerOrder) : Number.NaN);
   const cpu: Pair = [defaults, baseline].map((c) => c.half?.stackCpuMsPerOrder ?? Number.NaN) as Pair;
   return {
     measure: `run-queue wait per order of the stack's threads ${at} (ready to run, no core free), defaults / 1 per tx`,
     result: pair([total(defaults), total(baseline)], 1, " ms"),
-    spread: `defaults: ${Object.entries(defaults.half?.runQueueWaitMsPerOrder ?? {})
-      .sort(([, a], [, b]) => b - a)
-      .map(([k, v]) => `${k} ${fmt(v, 1)}`)
-      .join(
-        ", ",
-      )}; wait / CPU ${times(ratio(total(defaults), cpu[0]))} / ${times(ratio(total(baseline), cpu[1]))}`,
+    spread:
+      `defaults: ${busiestFirst(defaults.half?.runQueueWaitMsPerOrder ?? {}, 1)}; ` +
+      `wait / CPU ${times(ratio(total(defaults), cpu[0]))} / ${times(ratio(total(baseline), cpu[1]))}`,
     kind: "measured",
     note: "/proc/PID/task/*/schedstat (second field) of every thread of the stack, during the half-rate runs / final orders; summed over threads, so it can exceed the run's length",
   };
