@@ -5,7 +5,13 @@
 // whose causation id is the message we sent) or off the wire through a temporary queue of our own.
 // Nothing here imports a service's source; each service's test/helpers.ts adds what is its own.
 import { randomUUID } from "node:crypto";
-import { amqpProperties, type EventPayload, type EventType } from "@orderflow/contracts";
+import {
+  amqpProperties,
+  currentVersion,
+  type EventPayload,
+  type EventType,
+  isEventType,
+} from "@orderflow/contracts";
 import { pgTransaction, type SqlTx } from "@orderflow/db";
 import { adminUrl, amqpUrls, databaseName, openStack, type ServiceName, type Stack } from "@orderflow/infra";
 import type { InboundEvent } from "@orderflow/messaging";
@@ -78,9 +84,15 @@ export function inboundEvent<T extends EventType>(type: T, payload: EventPayload
   const messageId = randomUUID();
   return {
     type,
-    version: 1,
+    version: currentVersion(type),
     payload,
-    envelope: { messageId, type, schemaVersion: 1, correlationId: messageId, causationId: randomUUID() },
+    envelope: {
+      messageId,
+      type,
+      schemaVersion: currentVersion(type),
+      correlationId: messageId,
+      causationId: randomUUID(),
+    },
     attempt: 0,
     redelivered: false,
     headers: {},
@@ -231,7 +243,7 @@ export async function openService(spec: ServiceSpec): Promise<ServiceUnderTest> 
         amqpProperties({
           messageId: s.messageId,
           type: s.type,
-          schemaVersion: 1,
+          schemaVersion: currentVersion(s.type),
           correlationId: s.correlationId,
           causationId: s.messageId, // the first message of its saga, as far as the service can tell
           timestamp: Date.now(),
@@ -353,7 +365,7 @@ export async function expectReplyOnWire(svc: ServiceUnderTest, sent: Sent, type:
   expect(m.properties.headers).toMatchObject({
     "x-correlation-id": sent.correlationId,
     "x-causation-id": sent.messageId,
-    "x-schema-version": 1,
+    "x-schema-version": isEventType(type) ? currentVersion(type) : 1,
   });
   const body = JSON.parse(m.content.toString("utf8"));
   expect(body).toEqual(row.payload);

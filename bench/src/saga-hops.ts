@@ -4,17 +4,16 @@
 // consumer's transaction starts, so "delivery" spans broker routing, queueing and the consumer's pickup.
 import { adminUrl, databaseName, type Stack } from "@orderflow/infra";
 import pg from "pg";
+import { FINAL_ORDER } from "./saga-step.ts";
 import { type Latency, latency } from "./stats.ts";
 
 export const HOPS = [
   "POST tx + order.created waiting in outbox until confirmed",
   "order.created delivered -> inventory tx starts",
   "inventory tx + inventory.reserved in outbox until confirmed",
-  "inventory.reserved delivered -> order tx starts",
-  "order tx + order.confirmed in outbox until confirmed",
-  "order.confirmed delivered -> points tx starts",
+  "inventory.reserved delivered -> points tx starts",
   "points tx + points.granted in outbox until confirmed",
-  "points.granted delivered -> order records points",
+  "points.granted delivered -> final (points recorded, order confirmed beside)",
 ] as const;
 
 type Times = Map<string, { created: number; sent: number }>;
@@ -50,7 +49,7 @@ async function finalTimes(stack: Stack, ids: string[]): Promise<Map<string, numb
   try {
     const r = await c.query<{ id: string; at: number }>(
       `SELECT id::text AS id, extract(epoch FROM updated_at)::float8 * 1000 AS at
-         FROM orders WHERE id = ANY($1::uuid[]) AND points_granted IS NOT NULL`,
+         FROM orders WHERE id = ANY($1::uuid[]) AND ${FINAL_ORDER}`,
       [ids],
     );
     return new Map(r.rows.map((x) => [x.id, x.at]));
@@ -63,18 +62,16 @@ async function finalTimes(stack: Stack, ids: string[]): Promise<Map<string, numb
 export async function hopBreakdown(stack: Stack, ids: string[]): Promise<{ hop: string; ms: Latency }[]> {
   const created = await outboxTimes(stack, "order", "order.created", ids);
   const reserved = await outboxTimes(stack, "inventory", "inventory.reserved", ids);
-  const confirmed = await outboxTimes(stack, "order", "order.confirmed", ids);
   const granted = await outboxTimes(stack, "points", "points.granted", ids);
   const final = await finalTimes(stack, ids);
   const hops: number[][] = HOPS.map(() => []);
   for (const id of ids) {
     const a = created.get(id);
     const b = reserved.get(id);
-    const c = confirmed.get(id);
     const d = granted.get(id);
     const f = final.get(id);
-    if (!a || !b || !c || !d || f === undefined) continue;
-    const t = [a.created, a.sent, b.created, b.sent, c.created, c.sent, d.created, d.sent, f];
+    if (!a || !b || !d || f === undefined) continue;
+    const t = [a.created, a.sent, b.created, b.sent, d.created, d.sent, f];
     for (let i = 0; i < HOPS.length; i++) hops[i]?.push((t[i + 1] as number) - (t[i] as number));
   }
   return HOPS.map((hop, i) => ({ hop, ms: latency(hops[i] ?? []) }));

@@ -1,9 +1,10 @@
 // One step of offered load through the saga: POST /orders at a fixed rate for a fixed time (open model,
 // bounded in flight), then wait until every accepted order reached its final state or the grace ran out.
 //
-// Final state (happy path): CONFIRMED with points recorded, i.e. orders.points_granted set by the order
-// service's fifth transaction. Latency uses the order database's own timestamps: created_at (set when
-// POST /orders starts its transaction) to updated_at (set by the write that records the points).
+// Final state (happy path): CONFIRMED with points recorded. The order service confirms on
+// inventory.reserved and records the points on points.granted, which points answers to the same
+// reservation: two transactions in either order. Latency uses the order database's own timestamps:
+// created_at (set when POST /orders starts its transaction) to updated_at (set by the later of the two).
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { type OrderClient, orderBodies } from "./order-client.ts";
@@ -53,10 +54,13 @@ export interface StepSamples {
   finalMs: number[];
 }
 
+/** SQL over `orders`: the happy path's final state. */
+export const FINAL_ORDER = "status = 'CONFIRMED' AND points_granted IS NOT NULL";
+
 /** The ids among `ids` whose order reached its final state. */
 async function finalIds(orderDb: pg.Pool, ids: string[]): Promise<string[]> {
   const r = await orderDb.query<{ id: string }>(
-    "SELECT id::text AS id FROM orders WHERE id = ANY($1::uuid[]) AND points_granted IS NOT NULL",
+    `SELECT id::text AS id FROM orders WHERE id = ANY($1::uuid[]) AND ${FINAL_ORDER}`,
     [ids],
   );
   return r.rows.map((x) => x.id);
@@ -88,7 +92,7 @@ async function finalLatencies(orderDb: pg.Pool, ids: string[]): Promise<number[]
   if (ids.length === 0) return [];
   const r = await orderDb.query<{ ms: number }>(
     `SELECT extract(epoch FROM updated_at - created_at)::float8 * 1000 AS ms
-       FROM orders WHERE id = ANY($1::uuid[]) AND points_granted IS NOT NULL`,
+       FROM orders WHERE id = ANY($1::uuid[]) AND ${FINAL_ORDER}`,
     [ids],
   );
   return r.rows.map((x) => x.ms);

@@ -241,7 +241,7 @@ async function reserveRaw(tx: SqlTx, e: CreatedEvent): Promise<void> {
     aggregateType: "reservation",
     aggregateId: orderId,
     messageId: replyId,
-    payload: { orderId, lines: wanted },
+    payload: { orderId, lines: wanted, customerId: e.payload.customerId, total: e.payload.total },
     correlationId: e.envelope.correlationId,
     causationId: e.envelope.messageId,
   });
@@ -310,7 +310,10 @@ async function reserveSetBased(tx: SqlTx, events: CreatedEvent[]): Promise<void>
        FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[]) AS v(m, a, p, h)`,
     replies.map((r) => r.replyId),
     replies.map((r) => r.e.payload.orderId),
-    replies.map((r) => JSON.stringify({ orderId: r.e.payload.orderId, lines: r.wanted })),
+    replies.map((r) => {
+      const { orderId, customerId, total } = r.e.payload;
+      return JSON.stringify({ orderId, lines: r.wanted, customerId, total });
+    }),
     replies.map((r) =>
       JSON.stringify({ correlationId: r.e.envelope.correlationId, causationId: r.e.envelope.messageId }),
     ),
@@ -375,11 +378,12 @@ export const inventoryShape: BatchableShape = {
   },
 };
 
-// --- points: order.confirmed -> grant ---------------------------------------------------------------
+// --- points: inventory.reserved -> grant ------------------------------------------------------------
 
-const confirmedEvent = () =>
-  inbound("order.confirmed", {
+const reservedEvent = () =>
+  inbound("inventory.reserved", {
     orderId: randomUUID(),
+    lines: [{ sku: "SKU-1", quantity: 1 }],
     customerId: `c-${Math.floor(Math.random() * 1_000)}`,
     total: 6_997,
   });
@@ -390,11 +394,11 @@ export const pointsShape: TxShape = {
   async seed() {},
   prisma(url, poolMax) {
     const db = createPointsDb(url, poolMax);
-    const grant = POINTS_STEPS["order.confirmed"];
-    if (!grant) throw new Error("points has no order.confirmed step");
+    const grant = POINTS_STEPS["inventory.reserved"];
+    if (!grant) throw new Error("points has no inventory.reserved step");
     return {
       async run() {
-        const e = confirmedEvent();
+        const e = reservedEvent();
         await db.$transaction(async (tx) => {
           await claimInbox(tx, "points", e.envelope.messageId, e.type);
           await grant(e as Parameters<typeof grant>[0], {
@@ -409,8 +413,12 @@ export const pointsShape: TxShape = {
   },
   raw(pool) {
     return async () => {
-      const e = confirmedEvent();
-      const { orderId, customerId, total } = e.payload;
+      const e = reservedEvent();
+      const { orderId, customerId, total } = e.payload as {
+        orderId: string;
+        customerId: string;
+        total: number;
+      };
       await pgTransaction(pool, async (tx: SqlTx) => {
         await claimInbox(tx, "points", e.envelope.messageId, e.type);
         await tx.$queryRawUnsafe(

@@ -79,13 +79,13 @@ const payloadFor = (type: string, orderId: string) =>
   type === "order.created"
     ? {
         orderId,
-        customerId: `c-${run}`,
+        customerId: `c-${orderId}`,
         lines: [{ sku: `hostile-${run}`, quantity: 1, unitPrice: 100 }],
         total: 100,
         createdAt: new Date().toISOString(),
       }
     : type === "order.confirmed"
-      ? { orderId, customerId: `c-${run}`, total: 100 }
+      ? { orderId, customerId: `c-${orderId}`, total: 100 }
       : { orderId };
 
 describe("forged and malformed messages on every consumer queue", () => {
@@ -129,7 +129,9 @@ describe("forged and malformed messages on every consumer queue", () => {
       // order later and reverses it (services/README.md, Reconciliation both ways).
       const effect: Record<string, [string, "reserved" | "balance"]> = {
         inventory: [`/stock/hostile-${run}`, "reserved"],
-        points: [`/points/c-${run}`, "balance"],
+        // Each queue's forgery names its own customer: inventory's forged order.created is reserved, and
+        // points grants on that reservation too.
+        points: [`/points/c-${orderId}`, "balance"],
       };
       const seen = effect[svc];
       if (seen) {

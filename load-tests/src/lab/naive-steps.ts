@@ -1,6 +1,6 @@
 // Pitfall no-consumer-dedup, the steps' half: steps with no state guard, as a consumer written without
 // redelivery in mind would apply them. A redelivered order.created reserves again, a redelivered
-// order.confirmed grants again. Compare services/inventory/src/steps/reserve-stock.ts and
+// inventory.reserved grants again. Compare services/inventory/src/steps/reserve-stock.ts and
 // services/points/src/steps/grant-points.ts, whose first lines are the guard removed here.
 import { pointsFor } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
@@ -44,12 +44,19 @@ export const reserveStockUnguarded: Step<"order.created", SqlTx> = async (event,
     );
   const reserved = { status: "RESERVED" as const, lines: wanted, replyMessageId: reply.messageId };
   await overwriteReservation(tx, orderId, reserved);
-  await enqueue({ ...answer, eventType: "inventory.reserved", payload: { orderId, lines: wanted } });
+  const { customerId, total } = event.payload;
+  await enqueue({
+    ...answer,
+    eventType: "inventory.reserved",
+    payload: { orderId, lines: wanted, customerId, total },
+  });
   return undefined;
 };
 
-export const grantPointsUnguarded: Step<"order.confirmed", SqlTx> = async (event, { tx, enqueue }) => {
-  const { orderId, customerId, total } = event.payload;
+export const grantPointsUnguarded: Step<"inventory.reserved", SqlTx> = async (event, { tx, enqueue }) => {
+  const p = event.payload;
+  if (!("customerId" in p)) return undefined;
+  const { orderId, customerId, total } = p;
   const points = pointsFor(total);
   const reply = replyTo(event);
   await tx.$executeRawUnsafe(

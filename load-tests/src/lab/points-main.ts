@@ -13,6 +13,6 @@ main(() => {
   warnLabOn(createLogger({ name: "points", level: env.logLevel }), lab);
   const parts = commonLabParts(lab);
   // The naive consumer drops the steps' state guards too.
-  if (lab.pitfall === "no-consumer-dedup") parts.steps = { "order.confirmed": grantPointsUnguarded };
+  if (lab.pitfall === "no-consumer-dedup") parts.steps = { "inventory.reserved": grantPointsUnguarded };
   return pointsService(env, parts);
 });

@@ -47,9 +47,19 @@ export const orderCancelledV1 = z.strictObject({
   wasConfirmed: z.boolean(),
 });
 
-export const inventoryReservedV1 = z.strictObject({
+const reservedLines = z.array(z.strictObject({ sku: id, quantity: z.number().int().min(1) })).min(1);
+
+export const inventoryReservedV1 = z.strictObject({ orderId: id, lines: reservedLines });
+
+/**
+ * v2 carries the customer and the total from order.created: points grants on it, beside the order's
+ * confirmation, instead of waiting for an order.confirmed (issue 11: one hop fewer before an order is final).
+ */
+export const inventoryReservedV2 = z.strictObject({
   orderId: id,
-  lines: z.array(z.strictObject({ sku: id, quantity: z.number().int().min(1) })).min(1),
+  lines: reservedLines,
+  customerId: id,
+  total: cents,
 });
 
 export const inventoryRejectedV1 = z.strictObject({

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { currentVersion, isEventType } from "@orderflow/contracts";
 import { type SqlFragment, type SqlTx, sqlText } from "@orderflow/db";
 import { activeTraceparent } from "@orderflow/telemetry";
 import { type DoneMark, markColumns, markDoneMany, markDoneSql } from "./sql/mark-done.ts";
@@ -33,7 +34,9 @@ export function outboxRow(event: OutboxEvent): OutboxRow {
     aggregateType: event.aggregateType,
     aggregateId: event.aggregateId,
     payload: JSON.stringify(event.payload ?? null),
-    schemaVersion: event.schemaVersion ?? 1,
+    // Producers write the version the contracts call current; a type outside them (tests' own) is 1.
+    schemaVersion:
+      event.schemaVersion ?? (isEventType(event.eventType) ? currentVersion(event.eventType) : 1),
     headers,
   };
 }

@@ -30,7 +30,13 @@ test("order.created that fits the stock is answered on the wire by inventory.res
   const order = orderCreated([{ sku, quantity: 3 }]);
   const sent = await inv.publish("order.created", order);
   const body = await expectReplyOnWire(inv, sent, "inventory.reserved", await tap.next(sent.messageId));
-  expect(body).toEqual({ orderId: order.orderId, lines: [{ sku, quantity: 3 }] });
+  // v2: the customer and total ride along, for points, which grants on this reply.
+  expect(body).toEqual({
+    orderId: order.orderId,
+    lines: [{ sku, quantity: 3 }],
+    customerId: order.customerId,
+    total: order.total,
+  });
 });
 
 test("order.created that does not fit is answered on the wire by inventory.rejected with the reason", async () => {

@@ -45,6 +45,8 @@ test("order.created with enough stock reserves every line and replies inventory.
       { sku: a, quantity: 1 },
       { sku: b, quantity: 3 },
     ],
+    customerId: order.customerId,
+    total: order.total,
   });
   expect(reply.headers).toMatchObject({ correlationId: sent.correlationId, causationId: sent.messageId });
   expect(await stockOf(inv, a)).toEqual({ available: 9, reserved: 1 });

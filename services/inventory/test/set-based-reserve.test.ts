@@ -99,6 +99,8 @@ describe("inventory's set-based reserve", () => {
           { sku: a, quantity: 2 },
           { sku: b, quantity: 1 },
         ],
+        customerId: events[2]?.payload.customerId,
+        total: events[2]?.payload.total,
       });
       expect(out.enqueued[1]?.e.payload).toMatchObject({ sku: a });
     });

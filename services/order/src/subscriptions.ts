@@ -2,12 +2,16 @@
 //
 // publishes (outbox, routing key = event type)     consumes (queue order.saga-replies)   step
 //   order.created    -> inventory                    inventory.reserved                  confirm-order
-//   order.confirmed  -> points                       inventory.rejected                  cancel-rejected-order
-//   order.cancelled  -> inventory, points            points.granted                      record-points
+//   order.cancelled  -> inventory, points            inventory.rejected                  cancel-rejected-order
+//   order.confirmed  -> points (v1 only, below)      points.granted                      record-points
 //                                                    inventory.released                  record-cancel-ack
 //                                                    points.reversed                     record-cancel-ack
 // order.created comes from POST /orders (orders/create-order.ts), order.cancelled also from
 // POST /orders/:id/cancel (orders/cancel-order.ts).
+// inventory.reserved goes to points as well, which grants on it beside confirm-order (issue 11): an order
+// is final, CONFIRMED with its points recorded, one hop sooner than when points waited for
+// order.confirmed. This service writes order.confirmed only for a v1 inventory.reserved (queued before
+// inventory carried what points needs), and reconciliation re-sends it when that order has no points.
 
 import type { SqlTx } from "@orderflow/db";
 import type { Subscriptions } from "@orderflow/service-runtime";

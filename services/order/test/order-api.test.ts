@@ -121,20 +121,15 @@ test("the caller's correlation id travels from the HTTP request into every event
         [id],
       )
     ).rows;
-  const all = await eventually("order.confirmed and points.granted written", async () => {
+  const all = await eventually("inventory.reserved and points.granted written", async () => {
     const [o, i, p] = await Promise.all([
       headersOf(saga.db.order),
       headersOf(saga.db.inventory),
       headersOf(saga.db.points),
     ]);
-    return o.length >= 2 && i.length >= 1 && p.length >= 1 ? [...o, ...i, ...p] : undefined;
+    return o.length >= 1 && i.length >= 1 && p.length >= 1 ? [...o, ...i, ...p] : undefined;
   });
-  expect(all.map((r) => r.event_type)).toEqual([
-    "order.created",
-    "order.confirmed",
-    "inventory.reserved",
-    "points.granted",
-  ]);
+  expect(all.map((r) => r.event_type)).toEqual(["order.created", "inventory.reserved", "points.granted"]);
   expect(new Set(all.map((r) => r.corr))).toEqual(new Set([correlationId]));
 });
 

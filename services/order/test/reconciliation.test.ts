@@ -78,12 +78,13 @@ test("an order whose order.created was purged from the broker is repaired by rep
   expect(m).toMatch(/order_reconciliation_repairs_total\{[^}]*kind="republish:order.created"[^}]*\} [1-9]/);
 });
 
-test("an order whose order.confirmed the points service refuses for good is re-sent at most RECONCILE_MAX_REPAIRS (3) times, then reported once and left alone", async () => {
+test("an order whose reservation the points service refuses for good has it re-sent at most RECONCILE_MAX_REPAIRS (3) times, then is reported once and left alone", async () => {
   const run = runId();
   const sku = `doomed-${run}`;
   const customer = `doomed-${run}`;
   // A permanent refusal for this customer only: PostgreSQL rejects the grant with a data error, so the
-  // points consumer parks order.confirmed as poison at once (a stand-in for any failure no retry fixes).
+  // points consumer parks inventory.reserved as poison at once (a stand-in for any failure no retry fixes).
+  // The order is confirmed all the same; reconciliation asks inventory to re-send that reply.
   const fn = `refuse_${run.replaceAll("-", "_")}`;
   await saga.db.points.query(
     `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -112,7 +113,7 @@ test("an order whose order.confirmed the points service refuses for good is re-s
         await conn.close();
       }
     };
-    await eventually("order.confirmed parked by the points service", async () =>
+    await eventually("inventory.reserved parked by the points service", async () =>
       (await parkedCopies()) >= 1 ? true : undefined,
     );
 
@@ -127,7 +128,7 @@ test("an order whose order.confirmed the points service refuses for good is re-s
     for (let i = 1; i <= 3; i++) {
       const r = await pass();
       expect(r.body).toMatchObject({
-        repairs: [{ orderId: id, kind: "republish:order.confirmed" }],
+        repairs: [{ orderId: id, kind: "replay:inventory-reply" }],
         gaveUp: [],
       });
       await eventually(`copy ${i + 1} parked`, async () =>

@@ -21,6 +21,15 @@ async function insertOrder(tx: SqlTx, status: string): Promise<string> {
   return id;
 }
 
+/** inventory.reserved as inventory writes it today (v2: with the customer and total). */
+const reserved = (orderId: string) =>
+  inboundEvent("inventory.reserved", {
+    orderId,
+    lines: [{ sku: "SKU-1", quantity: 1 }],
+    customerId: "c-set-based",
+    total: 12345,
+  });
+
 const historyOf = async (tx: SqlTx, id: string) =>
   (
     await tx.$queryRaw<
@@ -34,38 +43,28 @@ describe("the order service's set-based steps", () => {
       const pending = [await insertOrder(tx, "PENDING"), await insertOrder(tx, "PENDING")];
       const upper = await insertOrder(tx, "PENDING"); // named in upper case by its reply
       const cancelled = await insertOrder(tx, "CANCELLED");
-      const lines = [{ sku: "SKU-1", quantity: 1 }];
       const events = [
-        inboundEvent("inventory.reserved", { orderId: pending[0] as string, lines }),
-        inboundEvent("inventory.reserved", { orderId: cancelled, lines }),
-        inboundEvent("inventory.reserved", { orderId: randomUUID(), lines }), // no such order
-        inboundEvent("inventory.reserved", { orderId: pending[1] as string, lines }),
-        inboundEvent("inventory.reserved", { orderId: "not-a-uuid", lines }),
-        inboundEvent("inventory.reserved", { orderId: upper.toUpperCase(), lines }),
+        reserved(pending[0] as string),
+        reserved(cancelled),
+        reserved(randomUUID()), // no such order
+        reserved(pending[1] as string),
+        reserved("not-a-uuid"),
+        reserved(upper.toUpperCase()),
       ];
       const out = stepRecorder();
       const results = await confirmOrder(createFinalLatency()).many(events, { tx, each: out.each });
       expect(results).toEqual(events.map(() => undefined));
-      const status = await tx.$queryRaw<
-        { id: string; status: string; confirmed_message_id: string | null }[]
-      >`
-        SELECT id::text AS id, status, confirmed_message_id::text FROM orders
-         WHERE id = ANY(${[...pending, upper, cancelled]}::uuid[])`;
+      const status = await tx.$queryRaw<{ id: string; status: string }[]>`
+        SELECT id::text AS id, status FROM orders WHERE id = ANY(${[...pending, upper, cancelled]}::uuid[])`;
       const byId = new Map(status.map((r) => [r.id, r]));
       for (const id of [...pending, upper]) {
         expect(byId.get(id)?.status).toBe("CONFIRMED");
-        expect(await historyOf(tx, id)).toEqual(["inventory.reserved", "order.confirmed"]);
+        expect(await historyOf(tx, id)).toEqual(["inventory.reserved"]);
       }
       expect(byId.get(cancelled)?.status).toBe("CANCELLED");
       expect(await historyOf(tx, cancelled)).toEqual(["inventory.reserved.ignored"]);
-      // One order.confirmed per confirmed order, from that order's own event, carrying the id recorded.
-      expect(out.enqueued.map(({ i, e }) => [i, e.eventType, e.aggregateId])).toEqual([
-        [0, "order.confirmed", pending[0]],
-        [3, "order.confirmed", pending[1]],
-        [5, "order.confirmed", upper.toUpperCase()],
-      ]);
-      for (const { e } of out.enqueued)
-        expect(byId.get(e.aggregateId.toLowerCase())?.confirmed_message_id).toBe(e.messageId ?? "");
+      // Points grants on the same reservation: the confirmation publishes nothing.
+      expect(out.enqueued).toEqual([]);
       // Every reply ends order.created's wait, whatever the order's state.
       expect(out.marked.map((m) => [m.i, m.causationId])).toEqual(
         events.map((e, i) => [i, e.envelope.causationId]),
@@ -92,22 +91,60 @@ describe("the order service's set-based steps", () => {
     });
   });
 
+  it("a v1 reservation (no customer or total for points) confirms the order and asks points with order.confirmed", async () => {
+    await inRolledBack(saga.db.order, async (tx) => {
+      const v1 = await insertOrder(tx, "PENDING");
+      const v2 = await insertOrder(tx, "PENDING");
+      const out = stepRecorder();
+      await confirmOrder(createFinalLatency()).many(
+        [
+          inboundEvent("inventory.reserved", { orderId: v1, lines: [{ sku: "SKU-1", quantity: 1 }] }),
+          reserved(v2),
+        ],
+        { tx, each: out.each },
+      );
+      expect(out.enqueued.map(({ i, e }) => [i, e.eventType, e.aggregateId, e.payload])).toEqual([
+        [0, "order.confirmed", v1, { orderId: v1, customerId: "c-set-based", total: 12345 }],
+      ]);
+      const rows = await tx.$queryRaw<{ id: string; status: string; confirmed_message_id: string | null }[]>`
+        SELECT id::text AS id, status, confirmed_message_id::text FROM orders WHERE id = ANY(${[v1, v2]}::uuid[])`;
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      expect(byId.get(v1)).toMatchObject({
+        status: "CONFIRMED",
+        confirmed_message_id: out.enqueued[0]?.e.messageId,
+      });
+      expect(byId.get(v2)).toMatchObject({ status: "CONFIRMED", confirmed_message_id: null });
+    });
+  });
+
+  it("points granted before the confirmation are recorded, and the order is final once the reservation confirms it", async () => {
+    await inRolledBack(saga.db.order, async (tx) => {
+      const id = await insertOrder(tx, "PENDING");
+      const out = stepRecorder();
+      await recordPoints.many(
+        [inboundEvent("points.granted", { orderId: id, customerId: "c-set-based", points: 123 })],
+        { tx, each: out.each },
+      );
+      const read = async () =>
+        (
+          await tx.$queryRaw<{ status: string; points_granted: number | null }[]>`
+            SELECT status, points_granted FROM orders WHERE id = ${id}::uuid`
+        )[0];
+      expect(await read()).toEqual({ status: "PENDING", points_granted: 123 });
+      await confirmOrder(createFinalLatency()).many([reserved(id)], { tx, each: out.each });
+      expect(await read()).toEqual({ status: "CONFIRMED", points_granted: 123 });
+      expect(await historyOf(tx, id)).toEqual(["points.granted", "inventory.reserved"]);
+    });
+  });
+
   it("two replies about one order in one call apply in rounds, the second finding the first's effect", async () => {
     await inRolledBack(saga.db.order, async (tx) => {
       const id = await insertOrder(tx, "PENDING");
-      const lines = [{ sku: "SKU-1", quantity: 1 }];
-      const events = [
-        inboundEvent("inventory.reserved", { orderId: id, lines }),
-        inboundEvent("inventory.reserved", { orderId: id.toUpperCase(), lines }),
-      ];
+      const events = [reserved(id), reserved(id.toUpperCase())];
       const out = stepRecorder();
       await confirmOrder(createFinalLatency()).many(events, { tx, each: out.each });
-      expect(await historyOf(tx, id)).toEqual([
-        "inventory.reserved",
-        "order.confirmed",
-        "inventory.reserved.ignored",
-      ]);
-      expect(out.enqueued.map(({ i }) => i)).toEqual([0]);
+      expect(await historyOf(tx, id)).toEqual(["inventory.reserved", "inventory.reserved.ignored"]);
+      expect(out.enqueued).toEqual([]);
     });
   });
 });

@@ -1,21 +1,26 @@
 // What the points service consumes and publishes, in one place.
 //
 // consumes (queue points.order-events)          step              publishes (outbox)
-//   order.confirmed                             grant-points      points.granted
+//   inventory.reserved                          grant-points      points.granted
+//   order.confirmed (v1 reservations only)      grant-points      points.granted
 //   order.cancelled                             reverse-points    points.reversed
+//
+// Points grants on inventory.reserved, beside the order service's confirm, not after it: an order is
+// final (confirmed, its points recorded) one hop sooner (issue 11).
 //
 // The rule (1 point per whole currency unit of the total) lives in @orderflow/contracts (pointsFor):
 // the order service's invariant check and the fault lab's audit apply it too.
 
 import type { SqlTx } from "@orderflow/db";
 import type { Subscriptions } from "@orderflow/service-runtime";
-import { grantPoints } from "./steps/grant-points.ts";
+import { grantOnConfirmation, grantOnReservation } from "./steps/grant-points.ts";
 import { reversePoints } from "./steps/reverse-points.ts";
 
 export const QUEUE = "points.order-events";
 
 export const SUBSCRIPTIONS: Subscriptions<SqlTx> = {
-  "order.confirmed": grantPoints,
+  "inventory.reserved": grantOnReservation,
+  "order.confirmed": grantOnConfirmation,
   "order.cancelled": reversePoints,
 };
 

@@ -39,7 +39,15 @@ export async function grantOf(svc: Points, orderId: string) {
   return r.body as { orderId: string; customerId: string; points: number; status: string };
 }
 
-/** An order.confirmed payload for a fresh order (UUID: the order service keys orders by UUID) and customer. */
+/** An inventory.reserved payload (v2, as inventory writes it) for a fresh order and customer: what points grants on. */
+export function orderReserved(
+  total: number,
+  customerId = `pts-${runId()}`,
+): Extract<EventPayload<"inventory.reserved">, { customerId: string }> {
+  return { orderId: randomUUID(), lines: [{ sku: "SKU-1", quantity: 1 }], customerId, total };
+}
+
+/** An order.confirmed payload (asked for a v1 reservation) for a fresh order (UUID: the order service keys orders by UUID) and customer. */
 export function orderConfirmed(
   total: number,
   customerId = `pts-${runId()}`,

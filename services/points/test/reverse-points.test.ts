@@ -8,7 +8,7 @@ import {
   inboxHas,
   openPoints,
   orderCancelled,
-  orderConfirmed,
+  orderReserved,
   type Points,
   pointsOf,
   repliesTo,
@@ -24,28 +24,28 @@ afterAll(async () => {
   await svc?.close();
 });
 
-/** Grants points for a new order of `customer`, through order.confirmed. */
+/** Grants points for a new order of `customer`, through its reservation. */
 async function granted(customer: string, total: number) {
-  const order = orderConfirmed(total, customer);
-  const confirmed = await svc.publish("order.confirmed", order);
-  expect((await replyTo(svc, confirmed.messageId)).event_type).toBe("points.granted");
-  return { order, confirmed };
+  const order = orderReserved(total, customer);
+  const reserved = await svc.publish("inventory.reserved", order);
+  expect((await replyTo(svc, reserved.messageId)).event_type).toBe("points.granted");
+  return { order, reserved };
 }
 
 test("order.cancelled after a grant takes the points back and replies points.reversed with them", async () => {
   const customer = `rev-${runId()}`;
   await granted(customer, 1_000); // another order's 10 points stay
-  const { order, confirmed } = await granted(customer, 4_250);
+  const { order, reserved } = await granted(customer, 4_250);
   expect((await pointsOf(svc, customer)).balance).toBe(52);
 
   const sent = await svc.publish("order.cancelled", orderCancelled(order), {
-    correlationId: confirmed.correlationId,
+    correlationId: reserved.correlationId,
   });
   const reply = await replyTo(svc, sent.messageId);
   expect(reply.event_type).toBe("points.reversed");
   expect(reply.payload).toEqual({ orderId: order.orderId, customerId: customer, points: 42 });
   expect(reply.headers).toMatchObject({
-    correlationId: confirmed.correlationId,
+    correlationId: reserved.correlationId,
     causationId: sent.messageId,
   });
   expect((await pointsOf(svc, customer)).balance).toBe(10);
@@ -85,9 +85,9 @@ test("a second order.cancelled for a reversed order (new message id) takes nothi
   expect((await pointsOf(svc, customer)).balance).toBe(15);
 });
 
-test("a cancel that arrives before its confirm leaves a tombstone: the late order.confirmed grants nothing", async () => {
+test("a cancel that arrives before its confirm leaves a tombstone: the late reservation grants nothing", async () => {
   const customer = `rev-${runId()}-early`;
-  const order = orderConfirmed(9_900, customer);
+  const order = orderReserved(9_900, customer);
 
   const cancel = await svc.publish("order.cancelled", orderCancelled(order, "cancelled first", false));
   // Nothing was granted, yet the cancellation is still acknowledged: the order service waits for it.
@@ -96,8 +96,8 @@ test("a cancel that arrives before its confirm leaves a tombstone: the late orde
   expect(ack.payload).toEqual({ orderId: order.orderId, customerId: customer, points: 0 });
   expect(await grantOf(svc, order.orderId)).toMatchObject({ points: 0, status: "REVERSED" });
 
-  const late = await svc.publish("order.confirmed", order);
-  await eventually("the late order.confirmed to be consumed", async () =>
+  const late = await svc.publish("inventory.reserved", order);
+  await eventually("the late reservation to be consumed", async () =>
     (await inboxHas(svc, late.messageId)) ? true : undefined,
   );
   // The late confirmation is answered (0 points), so the order service's wait ends, and grants nothing.

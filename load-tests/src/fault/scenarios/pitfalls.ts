@@ -90,8 +90,8 @@ const FIRST_PITFALLS: Pitfall[] = [
   {
     name: "dedup-by-business-id",
     summary:
-      "Consumers key their inbox on payload.orderId instead of the message id: an order's second message (points.granted after inventory.reserved) looks like a duplicate.",
-    predicts: "orders that never finish (CONFIRMED without points): unfinished > 0.",
+      "Consumers key their inbox on payload.orderId instead of the message id: an order's second reply (inventory.reserved and points.granted, whichever comes second) looks like a duplicate.",
+    predicts: "orders that never finish (CONFIRMED without points, or PENDING with them): unfinished > 0.",
     settleMs: 30_000,
     figures: (o) => ({ "unfinished orders": damage(o).unfinished, "messages wrongly skipped": caught(o) }),
     damage: (_o, f) => [

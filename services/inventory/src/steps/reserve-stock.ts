@@ -62,7 +62,7 @@ async function lockAndRead(tx: SqlTx, orders: { orderId: string; wanted: Wanted 
   };
 }
 
-type Decision = { orderId: string; replyMessageId: string } & (
+type Decision = { orderId: string; customerId: string; total: number; replyMessageId: string } & (
   | { status: "RESERVED"; wanted: Wanted }
   | { status: "REJECTED"; shortage: Shortage }
 );
@@ -113,7 +113,13 @@ async function answer(
   const { orderId } = d;
   const base = { aggregateType: "reservation", aggregateId: orderId, ...reply };
   if (d.status === "RESERVED") {
-    await enqueue({ ...base, eventType: "inventory.reserved", payload: { orderId, lines: d.wanted } });
+    // v2: the customer and total ride along, so points grants on this reply beside the order's confirm.
+    const { customerId, total } = d;
+    await enqueue({
+      ...base,
+      eventType: "inventory.reserved",
+      payload: { orderId, lines: d.wanted, customerId, total },
+    });
     return undefined;
   }
   const { reason, sku } = d.shortage;
@@ -127,13 +133,20 @@ export const reserveStock = batchStep<"order.created", SqlTx>(
   async (events, { tx, each }) => {
     const orders = events.map((event) => ({
       orderId: event.payload.orderId,
+      customerId: event.payload.customerId,
+      total: event.payload.total,
       wanted: unitsBySku(event.payload.lines),
       reply: replyTo(event),
     }));
     const { available, decided } = await lockAndRead(tx, orders);
     const decisions: (Decision | undefined)[] = orders.map((o) => {
       if (decided.has(o.orderId)) return undefined;
-      const base = { orderId: o.orderId, replyMessageId: o.reply.messageId };
+      const base = {
+        orderId: o.orderId,
+        customerId: o.customerId,
+        total: o.total,
+        replyMessageId: o.reply.messageId,
+      };
       const shortage = shortageIn(available, o.wanted);
       if (shortage) return { ...base, status: "REJECTED", shortage };
       for (const w of o.wanted) available.set(w.sku, (available.get(w.sku) ?? 0) - w.quantity);

@@ -90,11 +90,17 @@ export async function repairStaleOrders(
           repaired(o.id, "replay:inventory-reply", { reservation: r.status });
         }
       } else if (o.status === "CONFIRMED") {
+        // Points grants on inventory.reserved: without a grant, inventory re-sends that reply (to points,
+        // and to this service, whose inbox skips it). An order confirmed on a v1 reservation, which points
+        // cannot grant on, was asked for with its own order.confirmed: that is re-sent instead.
         const g = await peers.grant(o.id);
-        if (!g && (await republish(db, o.confirmedMessageId))) repaired(o.id, "republish:order.confirmed");
-        else if (g) {
+        if (g) {
           await peers.replayPointsReply(o.id);
           repaired(o.id, "replay:points-reply", { grant: g.status });
+        } else if (await republish(db, o.confirmedMessageId)) repaired(o.id, "republish:order.confirmed");
+        else {
+          await peers.replayInventoryReply(o.id);
+          repaired(o.id, "replay:inventory-reply", { grant: null });
         }
       } else {
         // CANCELLED with acknowledgements missing: re-send order.cancelled to whoever has not applied it,

@@ -1,46 +1,61 @@
-// inventory.reserved -> a PENDING order becomes CONFIRMED, and order.confirmed asks points to grant.
+// inventory.reserved -> a PENDING order becomes CONFIRMED. Points grants on the same reservation, beside
+// this step (issue 11), so nothing is published here: the order is final once points.granted is recorded
+// too (record-points.ts), whichever of the two commits first. A v1 reservation (queued before inventory
+// carried the customer and total) gives points nothing to grant on: for it this step still asks points
+// with order.confirmed, as it did before.
 // Set-based (issue 11): the consumer hands over a batch's reservations together, and one statement
 // confirms them all; under load one by one, this service's consumer was the saga's slowest stage.
 import { isUuid } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
-import { batchStep, replyTo } from "@orderflow/service-runtime";
+import { batchStep, type Enqueue, replyTo, type StepEvent } from "@orderflow/service-runtime";
 import type { FinalLatency } from "../final-latency.ts";
 import { historiesOf, lockOrder, recordHistory } from "./order-rows.ts";
+
+/** order.confirmed for an order confirmed on a v1 reservation, its message id recorded for reconciliation. */
+async function askPoints(
+  tx: SqlTx,
+  event: StepEvent<"inventory.reserved">,
+  order: { id: string; customer_id: string; total: number },
+  enqueue: Enqueue,
+) {
+  const next = replyTo(event);
+  await tx.$executeRaw`
+    UPDATE orders SET confirmed_message_id = ${next.messageId}::uuid WHERE id = ${order.id}::uuid`;
+  await enqueue({
+    eventType: "order.confirmed",
+    aggregateType: "order",
+    aggregateId: event.payload.orderId,
+    payload: { orderId: event.payload.orderId, customerId: order.customer_id, total: order.total },
+    ...next,
+  });
+}
 
 export const confirmOrder = (final: FinalLatency) =>
   batchStep<"inventory.reserved", SqlTx>(
     (event) => event.payload.orderId.toLowerCase(),
     async (events, { tx, each }) => {
-      const asked = events.map((event) => ({ event, orderId: event.payload.orderId, next: replyTo(event) }));
-      const valid = asked.filter((a) => isUuid(a.orderId));
+      const valid = events.map((e) => e.payload.orderId).filter(isUuid);
       // One statement locks the orders, moves on those still PENDING (the locked row decides) and writes
-      // both history lines of each; it returns what order.confirmed needs.
+      // each one's history line.
       const confirmed =
         valid.length === 0
           ? []
           : await tx.$queryRaw<{ id: string; customer_id: string; total: number; created_at: Date }[]>`
-          WITH i AS (
-            SELECT * FROM unnest(${valid.map((a) => a.orderId)}::uuid[],
-                                 ${valid.map((a) => a.next.messageId)}::uuid[]) AS i(order_id, message_id)
-          ), o AS (
-            UPDATE orders
-               SET status = 'CONFIRMED', confirmed_message_id = i.message_id, updated_at = now()
-              FROM i
-             WHERE orders.id = i.order_id AND orders.status = 'PENDING'
+          WITH o AS (
+            UPDATE orders SET status = 'CONFIRMED', updated_at = now()
+             WHERE orders.id = ANY(${valid}::uuid[]) AND orders.status = 'PENDING'
             RETURNING orders.id, orders.customer_id, orders.total, orders.created_at
           ), h AS (${historiesOf(
-            valid.map((a) => ({
-              orderId: a.orderId,
-              cause: a.event,
-              lines: [["inventory.reserved"], ["order.confirmed", { messageId: a.next.messageId }]],
-            })),
+            events
+              .filter((e) => isUuid(e.payload.orderId))
+              .map((e) => ({ orderId: e.payload.orderId, cause: e, lines: [["inventory.reserved"]] })),
           )})
           SELECT id::text AS id, customer_id, total, created_at FROM o`;
       const byId = new Map(confirmed.map((o) => [o.id, o]));
-      for (const [i, { event, orderId, next }] of asked.entries()) {
-        const { enqueue, markDone } = each(i);
+      for (const [i, event] of events.entries()) {
+        const { orderId } = event.payload;
         // The reply ends order.created's wait whatever the order's state: its row becomes done.
-        await markDone(event.envelope.causationId);
+        await each(i).markDone(event.envelope.causationId);
         const order = isUuid(orderId) ? byId.get(orderId.toLowerCase()) : undefined;
         if (!order) {
           const status = await lockOrder(tx, orderId);
@@ -48,14 +63,8 @@ export const confirmOrder = (final: FinalLatency) =>
           continue;
         }
         final.reached("CONFIRMED", order.created_at);
-        await enqueue({
-          eventType: "order.confirmed",
-          aggregateType: "order",
-          aggregateId: orderId,
-          payload: { orderId, customerId: order.customer_id, total: order.total },
-          ...next,
-        });
+        if (!("customerId" in event.payload)) await askPoints(tx, event, order, each(i).enqueue);
       }
-      return asked.map(() => undefined);
+      return events.map(() => undefined);
     },
   );

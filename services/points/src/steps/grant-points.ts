@@ -1,12 +1,17 @@
-// order.confirmed -> credit the customer once, and answer points.granted. The grant row is the state
-// guard: a grant already made, or a REVERSED tombstone left by a cancellation that came first, grants
-// nothing again but still answers: with the points granted (the order service records the answer as the
-// order's points, so it must repeat them), or 0 for the tombstone.
+// inventory.reserved (the saga's path) or order.confirmed (for a v1 reservation) -> credit the
+// customer once, and answer points.granted. The grant row is the state guard: a grant already made, or a
+// REVERSED tombstone left by a cancellation that came first, grants nothing again but still answers:
+// with the points granted (the order service records the answer as the order's points, so it must repeat
+// them), or 0 for the tombstone.
+// Points grants on the reservation, beside the order's confirm, rather than on the order's confirmation
+// after it (issue 11): one hop fewer before an order is final. Only a reserved order reaches here (a
+// rejected one is never reserved), and a customer can cancel only a confirmed one, which order.cancelled
+// reverses whichever of the two arrives first.
 // Set-based (issue 11): a consumer batch's grants go in with one statement, whatever their number; a
 // second statement runs only for the orders that had a grant row already.
 import { pointsFor } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
-import { batchStep, replyTo } from "@orderflow/service-runtime";
+import { batchStep, replyTo, type StepEvent } from "@orderflow/service-runtime";
 
 type Fresh = { orderId: string; customerId: string; points: number; replyMessageId: string };
 
@@ -61,35 +66,57 @@ async function repeatGrants(tx: SqlTx, grants: Fresh[]): Promise<Map<string, num
   return repeated;
 }
 
-// Each call's orders are distinct (batchStep puts a second event for one order in a later round).
-export const grantPoints = batchStep<"order.confirmed", SqlTx>(
-  (event) => event.payload.orderId,
-  async (events, { tx, each }) => {
-    const asked = events.map((event) => {
-      const { orderId, customerId, total } = event.payload;
-      const reply = replyTo(event);
-      return {
-        reply,
-        fresh: { orderId, customerId, points: pointsFor(total), replyMessageId: reply.messageId },
-      };
-    });
-    const granted = await grantOnce(
-      tx,
-      asked.map((a) => a.fresh),
-    );
-    const others = asked.filter((a) => !granted.has(a.fresh.orderId)).map((a) => a.fresh);
-    const repeated = others.length > 0 ? await repeatGrants(tx, others) : new Map<string, number>();
-    for (const [i, { reply, fresh }] of asked.entries()) {
-      const { orderId, customerId } = fresh;
-      const points = granted.has(orderId) ? fresh.points : (repeated.get(orderId) ?? 0);
-      await each(i).enqueue({
-        eventType: "points.granted",
-        aggregateType: "grant",
-        aggregateId: orderId,
-        payload: { orderId, customerId, points },
-        ...reply,
+type Asked = { orderId: string; customerId: string; total: number };
+
+// Each call's orders are distinct (batchStep puts a second event for one order in a later round). An
+// event `askOf` finds nothing in is acknowledged without a grant.
+const grantOn = <T extends "inventory.reserved" | "order.confirmed">(
+  askOf: (event: StepEvent<T>) => Asked | undefined,
+) =>
+  batchStep<T, SqlTx>(
+    (event) => askOf(event)?.orderId ?? event.envelope.messageId,
+    async (events, { tx, each }) => {
+      const asked = events.flatMap((event, i) => {
+        const a = askOf(event);
+        if (!a) return [];
+        const reply = replyTo(event);
+        const fresh = {
+          orderId: a.orderId,
+          customerId: a.customerId,
+          points: pointsFor(a.total),
+          replyMessageId: reply.messageId,
+        };
+        return [{ i, reply, fresh }];
       });
-    }
-    return events.map(() => undefined);
-  },
+      if (asked.length === 0) return events.map(() => undefined);
+      const granted = await grantOnce(
+        tx,
+        asked.map((a) => a.fresh),
+      );
+      const others = asked.filter((a) => !granted.has(a.fresh.orderId)).map((a) => a.fresh);
+      const repeated = others.length > 0 ? await repeatGrants(tx, others) : new Map<string, number>();
+      for (const { i, reply, fresh } of asked) {
+        const { orderId, customerId } = fresh;
+        const points = granted.has(orderId) ? fresh.points : (repeated.get(orderId) ?? 0);
+        await each(i).enqueue({
+          eventType: "points.granted",
+          aggregateType: "grant",
+          aggregateId: orderId,
+          payload: { orderId, customerId, points },
+          ...reply,
+        });
+      }
+      return events.map(() => undefined);
+    },
+  );
+
+/**
+ * The saga's path. A v1 reservation (written before inventory carried the customer and total, still
+ * queued at an upgrade) grants nothing here: the order service asks for it with order.confirmed.
+ */
+export const grantOnReservation = grantOn<"inventory.reserved">((event) =>
+  "customerId" in event.payload ? event.payload : undefined,
 );
+
+/** The order service's ask for an order confirmed on a v1 reservation (and reconciliation's re-send of it). */
+export const grantOnConfirmation = grantOn<"order.confirmed">((event) => event.payload);
