@@ -35,7 +35,14 @@ export { type Layout, stackLayout } from "./layout.ts";
 export { openStack, type Stack } from "./open-stack.ts";
 export { adminUrl, serviceUrl } from "./postgres.ts";
 export { localTargets, prometheusUrl, type TargetGroup } from "./prometheus.ts";
-export { type Definitions, leaderOf, listQueues, type QueueInfo, readDefinitions } from "./rabbitmq.ts";
+export {
+  DEFINITIONS_FILE,
+  type Definitions,
+  leaderOf,
+  listQueues,
+  type QueueInfo,
+  readDefinitions,
+} from "./rabbitmq.ts";
 export { redisUrl } from "./redis.ts";
 export {
   BROKER_ADMIN,

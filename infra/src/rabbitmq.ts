@@ -1,6 +1,7 @@
 // The stack's 3-node RabbitMQ cluster as local processes (see shared notes: rabbitmq-local-cluster.md).
 // Nodes are started together so they form one cluster on boot; the topology is imported only after all
 // three are online, so every quorum queue gets three members, and leaders are then spread over the nodes.
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { inheritedEnv, repoRoot } from "./env.ts";
@@ -373,13 +374,30 @@ export async function leaderOf(d: RabbitDeps, queue: string): Promise<string> {
 
 // ---- topology ----
 
-/** Imports infra/rabbitmq/definitions.json once all nodes are online, sets the service users' passwords. */
+/**
+ * A global runtime parameter of the cluster: the SHA-256 of the definitions file last imported in full,
+ * the marker compose's setup (infra/rabbitmq/compose/setup.sh) keeps too.
+ */
+const IMPORTED_MARKER = "orderflow_definitions_sha256";
+
+const importedSha = async (d: RabbitDeps) =>
+  (await api<{ name: string; value: unknown }[]>(d, "/api/global-parameters")).find(
+    (p) => p.name === IMPORTED_MARKER,
+  )?.value;
+
+/**
+ * Imports infra/rabbitmq/definitions.json once all nodes are online, sets the service users' passwords.
+ * The file is imported when a queue of it is missing or when it changed since its last import: a stack
+ * made before a binding was added (issue 11: inventory.reserved to points) gets the binding at its next
+ * `up`, where checking the queues alone left it out and points never saw a reservation.
+ */
 export async function importTopology(d: RabbitDeps): Promise<void> {
   const defs = readDefinitions();
   const seed = d.layout.rabbitmq.nodes[0];
   if (!seed) throw new Error("no broker nodes in the layout");
+  const sha = createHash("sha256").update(fs.readFileSync(DEFINITIONS_FILE)).digest("hex");
   const have = new Set((await listQueues(d)).map((q) => q.name));
-  if (!defs.queues.every((q) => have.has(q.name))) {
+  if (!defs.queues.every((q) => have.has(q.name)) || (await importedSha(d)) !== sha) {
     await runOrThrow(
       "import definitions",
       path.join(d.binDir, "rabbitmqctl"),
@@ -399,6 +417,11 @@ export async function importTopology(d: RabbitDeps): Promise<void> {
       },
       { timeoutMs: 60_000, intervalMs: 500 },
     );
+    // Recorded only now, so an import cut short before its queues existed runs again next time.
+    await api(d, `/api/global-parameters/${IMPORTED_MARKER}`, {
+      method: "PUT",
+      body: JSON.stringify({ name: IMPORTED_MARKER, value: sha }),
+    });
   }
   // Imported users carry no password (none is in the repository): set the generated ones.
   for (const s of SERVICE_NAMES) {

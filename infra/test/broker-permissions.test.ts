@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
 import { EVENT_TYPES, publishedBy } from "@orderflow/contracts";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { amqpUrls, BROKER_VHOST, readDefinitions, type Stack } from "../src/index.ts";
+import { amqpUrls, BROKER_VHOST, DEFINITIONS_FILE, readDefinitions, type Stack } from "../src/index.ts";
 import { brokerUser, SERVICE_NAMES } from "../src/services.ts";
 import { type Conn, connectAny } from "./broker-helpers.ts";
 import { requireHealthyStack } from "./stack-fixture.ts";
@@ -44,6 +46,29 @@ test("the broker has no guest user", async () => {
   });
   const users = (await res.json()) as { name: string }[];
   expect(users.map((u) => u.name)).not.toContain("guest");
+});
+
+test("the running broker holds every binding of the definitions file, and the file's hash as imported", async () => {
+  const node = s.layout.rabbitmq.nodes[0];
+  const auth = Buffer.from(`orderflow-admin:${s.secrets.brokerAdmin}`).toString("base64");
+  const get = async <T>(p: string) =>
+    (await (
+      await fetch(`http://127.0.0.1:${node?.managementPort}${p}`, {
+        headers: { authorization: `Basic ${auth}` },
+      })
+    ).json()) as T;
+  type Binding = { source: string; destination: string; routing_key: string };
+  const key = (b: Binding) => `${b.source} -> ${b.destination} [${b.routing_key}]`;
+  const live = new Set((await get<Binding[]>(`/api/bindings/${BROKER_VHOST}`)).map(key));
+  expect(
+    readDefinitions()
+      .bindings.map(key)
+      .filter((b) => !live.has(b)),
+  ).toEqual([]);
+  // A stack made before the file changed is imported again at its next `up` (infra/src/rabbitmq.ts).
+  const sha = createHash("sha256").update(fs.readFileSync(DEFINITIONS_FILE)).digest("hex");
+  const marker = await get<{ value: string }>("/api/global-parameters/orderflow_definitions_sha256");
+  expect(marker.value).toBe(sha);
 });
 
 test("a service user consumes only its own queue and cannot declare anything", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { amqpProperties, assertPayload, EVENT_TYPES, validateEvent } from "../src/index.ts";
+import { amqpProperties, assertPayload, currentVersion, EVENT_TYPES, validateEvent } from "../src/index.ts";
 
 const buildOrderCreated = (overrides: Record<string, unknown> = {}) => ({
   orderId: "o-1",
@@ -48,6 +48,24 @@ describe("event contracts", () => {
       reason: "unsupported-version",
     });
     expect(validateEvent("order.created", undefined, buildOrderCreated())).toMatchObject({
+      ok: false,
+      reason: "unsupported-version",
+    });
+  });
+
+  it("inventory.reserved: v2 (current) carries the customer and total points grants on; v1 stays accepted as it was", () => {
+    const lines = [{ sku: "s", quantity: 1 }];
+    const v2 = { orderId: "o", lines, customerId: "c", total: 2500 };
+    expect(currentVersion("inventory.reserved")).toBe(2);
+    expect(validateEvent("inventory.reserved", 2, v2).ok).toBe(true);
+    expect(validateEvent("inventory.reserved", 1, { orderId: "o", lines }).ok).toBe(true);
+    // Each version is strict: a v2 body under v1, or a v2 without its total, is a broken contract.
+    expect(validateEvent("inventory.reserved", 1, v2)).toMatchObject({
+      ok: false,
+      reason: "invalid-payload",
+    });
+    expect(validateEvent("inventory.reserved", 2, { orderId: "o", lines, customerId: "c" }).ok).toBe(false);
+    expect(validateEvent("inventory.reserved", 3, v2)).toMatchObject({
       ok: false,
       reason: "unsupported-version",
     });

@@ -93,12 +93,15 @@ export async function repairStaleOrders(
         // Points grants on inventory.reserved: without a grant, inventory re-sends that reply (to points,
         // and to this service, whose inbox skips it). An order confirmed on a v1 reservation, which points
         // cannot grant on, was asked for with its own order.confirmed: that is re-sent instead.
+        // Which one is decided by the order.confirmed's existence, not by whether it could be re-sent now:
+        // one still waiting for its relay must not turn into a replay that points ignores.
         const g = await peers.grant(o.id);
         if (g) {
           await peers.replayPointsReply(o.id);
           repaired(o.id, "replay:points-reply", { grant: g.status });
-        } else if (await republish(db, o.confirmedMessageId)) repaired(o.id, "republish:order.confirmed");
-        else {
+        } else if (o.confirmedMessageId) {
+          if (await republish(db, o.confirmedMessageId)) repaired(o.id, "republish:order.confirmed");
+        } else {
           await peers.replayInventoryReply(o.id);
           repaired(o.id, "replay:inventory-reply", { grant: null });
         }

@@ -21,6 +21,7 @@ async function askPoints(
   const next = replyTo(event);
   await tx.$executeRaw`
     UPDATE orders SET confirmed_message_id = ${next.messageId}::uuid WHERE id = ${order.id}::uuid`;
+  await recordHistory(tx, order.id, "order.confirmed", event, { sent: next.messageId });
   await enqueue({
     eventType: "order.confirmed",
     aggregateType: "order",

@@ -1,6 +1,6 @@
 // order.cancelled -> take back what was granted, once, and answer points.reversed. It answers also when
 // nothing was granted: that reply is the acknowledgement the order service waits for, and the REVERSED
-// tombstone it leaves makes a late order.confirmed grant nothing.
+// tombstone it leaves makes a late inventory.reserved (or order.confirmed) grant nothing.
 
 import type { SqlTx } from "@orderflow/db";
 import { replyTo, type Step } from "@orderflow/service-runtime";
