@@ -156,6 +156,15 @@ describe("control API: faults", () => {
     }
     const f = await flowUntil("every node up", (x) => x.nodes.every((n) => n.up), 30_000);
     expect(f.nodes.map((n) => n.name)).toEqual(["rabbit-1", "rabbit-2", "rabbit-3"]);
+    // The stack as it was: a consumer of rabbit-3 reconnects elsewhere, and the management API counts it
+    // again only some seconds later (a clean-clone CI run, 2026-12-05, saw the next test wait 30 s for
+    // inventory's and points' consumers after this one had ended).
+    const work = ["inventory.order-events", "order.saga-replies", "points.order-events"];
+    await flowUntil(
+      "a consumer on every work queue again",
+      (x) => work.every((q) => (x.queues.find((w) => w.name === q)?.consumers ?? 0) > 0),
+      90_000,
+    );
     const history = (await call("GET", "/faults")).body.history as { action: string }[];
     expect(history.map((h) => h.action)).toEqual(expect.arrayContaining(["kill-node", "start-node"]));
   }, 300_000);
