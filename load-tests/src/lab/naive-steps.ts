@@ -2,7 +2,7 @@
 // redelivery in mind would apply them. A redelivered order.created reserves again, a redelivered
 // inventory.reserved grants again. Compare services/inventory/src/steps/reserve-stock.ts and
 // services/points/src/steps/grant-points.ts, whose first lines are the guard removed here.
-import { pointsFor } from "@orderflow/contracts";
+import { grantableReservation, pointsFor } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
 import { findShortage, unitsBySku } from "@orderflow/inventory";
 import { replyTo, type Step } from "@orderflow/service-runtime";
@@ -54,9 +54,9 @@ export const reserveStockUnguarded: Step<"order.created", SqlTx> = async (event,
 };
 
 export const grantPointsUnguarded: Step<"inventory.reserved", SqlTx> = async (event, { tx, enqueue }) => {
-  const p = event.payload;
-  if (!("customerId" in p)) return undefined;
-  const { orderId, customerId, total } = p;
+  const asked = grantableReservation(event.payload);
+  if (!asked) return undefined;
+  const { orderId, customerId, total } = asked;
   const points = pointsFor(total);
   const reply = replyTo(event);
   await tx.$executeRawUnsafe(

@@ -9,5 +9,5 @@ export {
   isEventType,
 } from "./registry.ts";
 export { doneOnConfirm, publishedBy, REPLIES } from "./replies.ts";
-export { pointsFor } from "./rules.ts";
+export { grantableReservation, pointsFor } from "./rules.ts";
 export { assertPayload, type InvalidReason, type Validated, validateEvent } from "./validate.ts";

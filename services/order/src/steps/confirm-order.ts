@@ -5,7 +5,7 @@
 // with order.confirmed, as it did before.
 // Set-based (issue 11): the consumer hands over a batch's reservations together, and one statement
 // confirms them all; under load one by one, this service's consumer was the saga's slowest stage.
-import { isUuid } from "@orderflow/contracts";
+import { grantableReservation, isUuid } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
 import { batchStep, type Enqueue, replyTo, type StepEvent } from "@orderflow/service-runtime";
 import type { FinalLatency } from "../final-latency.ts";
@@ -35,7 +35,8 @@ export const confirmOrder = (final: FinalLatency) =>
   batchStep<"inventory.reserved", SqlTx>(
     (event) => event.payload.orderId.toLowerCase(),
     async (events, { tx, each }) => {
-      const valid = events.map((e) => e.payload.orderId).filter(isUuid);
+      const named = events.filter((e) => isUuid(e.payload.orderId));
+      const valid = named.map((e) => e.payload.orderId);
       // One statement locks the orders, moves on those still PENDING (the locked row decides) and writes
       // each one's history line.
       const confirmed =
@@ -47,9 +48,7 @@ export const confirmOrder = (final: FinalLatency) =>
              WHERE orders.id = ANY(${valid}::uuid[]) AND orders.status = 'PENDING'
             RETURNING orders.id, orders.customer_id, orders.total, orders.created_at
           ), h AS (${historiesOf(
-            events
-              .filter((e) => isUuid(e.payload.orderId))
-              .map((e) => ({ orderId: e.payload.orderId, cause: e, lines: [["inventory.reserved"]] })),
+            named.map((e) => ({ orderId: e.payload.orderId, cause: e, lines: [["inventory.reserved"]] })),
           )})
           SELECT id::text AS id, customer_id, total, created_at FROM o`;
       const byId = new Map(confirmed.map((o) => [o.id, o]));
@@ -64,7 +63,7 @@ export const confirmOrder = (final: FinalLatency) =>
           continue;
         }
         final.reached("CONFIRMED", order.created_at);
-        if (!("customerId" in event.payload)) await askPoints(tx, event, order, each(i).enqueue);
+        if (!grantableReservation(event.payload)) await askPoints(tx, event, order, each(i).enqueue);
       }
       return events.map(() => undefined);
     },

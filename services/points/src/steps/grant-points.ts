@@ -9,7 +9,7 @@
 // reverses whichever of the two arrives first.
 // Set-based (issue 11): a consumer batch's grants go in with one statement, whatever their number; a
 // second statement runs only for the orders that had a grant row already.
-import { pointsFor } from "@orderflow/contracts";
+import { grantableReservation, pointsFor } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
 import { batchStep, replyTo, type StepEvent } from "@orderflow/service-runtime";
 
@@ -115,7 +115,7 @@ const grantOn = <T extends "inventory.reserved" | "order.confirmed">(
  * queued at an upgrade) grants nothing here: the order service asks for it with order.confirmed.
  */
 export const grantOnReservation = grantOn<"inventory.reserved">((event) =>
-  "customerId" in event.payload ? event.payload : undefined,
+  grantableReservation(event.payload),
 );
 
 /** The order service's ask for an order confirmed on a v1 reservation (and reconciliation's re-send of it). */
