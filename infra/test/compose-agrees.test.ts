@@ -7,6 +7,7 @@ import { parse } from "yaml";
 import { appDefinitions } from "../src/apps/definitions.ts";
 import { readDefinitions, repoRoot, type Stack, stackLayout } from "../src/index.ts";
 import { POSTGRES_SETTINGS } from "../src/postgres.ts";
+import { RABBITMQ_SETTINGS } from "../src/rabbitmq.ts";
 import {
   BROKER_ADMIN,
   BROKER_VHOST,
@@ -96,6 +97,9 @@ describe("docker-compose.yml agrees with the local stack", () => {
     });
     const conf = read("infra/rabbitmq/compose/rabbitmq.conf");
     for (let i = 1; i <= 3; i++) expect(conf).toContain(`rabbit@rabbitmq-${i}`);
+    // The local nodes' tuning (RABBITMQ_SETTINGS), each line as it is.
+    const lines = conf.split("\n").map((l) => l.trim());
+    for (const setting of RABBITMQ_SETTINGS) expect(lines).toContain(setting);
     expect(read("infra/rabbitmq/compose/enabled_plugins")).toContain("rabbitmq_prometheus");
   });
 
