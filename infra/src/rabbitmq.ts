@@ -102,10 +102,10 @@ export function ctl(
  * The quorum queues' write-ahead log rolls over at 64 MiB instead of 512. At each roll-over a node moves
  * what the log holds into its queues' segment files and drops it from memory: with 512 MiB that took
  * about a second of one core, and every queue led from or replicated on that node waited behind it
- * (issue 11: at 200 orders/s a forced roll-over of a ~200 MiB log held orders up to 1 s, and a natural one
- * put one of a bench's three half-rate runs at p99 705 ms against 160 and 187). At 64 MiB a node rolls over about once a minute at that rate, and
- * each one held a handful of orders for at most ~0.3 s. Durability is the same: every entry is still
- * fsynced to the log before it is confirmed.
+ * (issue 11: at 200 orders/s a forced roll-over of a ~200 MiB log held orders up to 1 s, and a natural
+ * one put one of a bench's three half-rate runs at p99 705 ms against 160 and 187). At 64 MiB a node
+ * rolls over about once a minute at that rate, and each one held a handful of orders for at most ~0.3 s.
+ * Durability is the same: every entry is still fsynced to the log before it is confirmed.
  */
 export const RABBITMQ_SETTINGS = ["raft.wal_max_size_bytes = 67108864"] as const;
 
