@@ -10,7 +10,7 @@ if [ "$(pnpm --version 2>/dev/null || true)" != "$want" ]; then
 fi
 pnpm install --frozen-lockfile --reporter=silent
 # The browser tests (the report, the control service's console) drive Debian's Chromium; as root it is
-# installed here (otherwise load-tests/test/chromium.ts names the package to install).
+# installed here (otherwise testkit/src/chromium.ts names the package to install).
 if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/chromium ]; then
   echo "[bootstrap] installing Debian's chromium"
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 ||

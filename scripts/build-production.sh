@@ -42,7 +42,7 @@ for pkg in packages/* services/*; do
   cp "$pkg/package.json" "$out/$pkg/"
   cp -R "$pkg/dist" "$out/$pkg/dist"
 done
-# The lockfile's other projects (infra, load-tests, bench) are not in the tree; the filters keep pnpm from
+# The lockfile's other projects (infra, bench and the harness packages) are not in the tree; the filters keep pnpm from
 # installing their dependencies anyway. Known gap: a development dependency that satisfies a production
 # dependency's optional peer is still installed (pnpm issue #15344: prisma and typescript, as peers of
 # @prisma/client); see docs/production-image.md.

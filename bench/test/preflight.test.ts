@@ -1,5 +1,5 @@
 // The bench's check of the stack names held services and how to release them. A component test run holds
-// the apps (test-setup/services-per-suite.ts), and one that ends without releasing them leaves them held;
+// the apps (testkit/src/services-per-suite.ts), and one that ends without releasing them leaves them held;
 // the supervisor does not restart a held app, so "does not answer" alone would send the user looking.
 import { holdApps, openStack } from "@orderflow/infra";
 import { describe, expect, test } from "vitest";

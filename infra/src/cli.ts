@@ -2,13 +2,7 @@
 import type { ParseArgsConfig } from "node:util";
 import { exitWithUsage, parseCli } from "@orderflow/config";
 import { readInfraEnv } from "./env.ts";
-import {
-  createFaultController,
-  FAULT_ACTIONS,
-  type FaultRequest,
-  FaultRequestError,
-  parseFaultRequest,
-} from "./faults.ts";
+import { runLabChaos } from "./lab-chaos.ts";
 import { stackLayout } from "./layout.ts";
 import { followFiles, printLastLines, stackLogFiles } from "./log-files.ts";
 import { openStack } from "./open-stack.ts";
@@ -32,10 +26,8 @@ const USAGE = `usage: pnpm stack <command>
                         move parked messages of <queue> (all, or those ids) back to it
   chaos <action> [target] [--for SECONDS]
                         fault injection (--for: undo it after that long, 1..600 s, and wait for that;
-                        Ctrl-C undoes it at once); the control service's POST /faults does the same:
-${Object.values(FAULT_ACTIONS)
-  .map((a) => `    ${a.usage}`)
-  .join("\n")}`;
+                        Ctrl-C undoes it at once); the control service's POST /faults does the same.
+                        The fault lab (lab/) owns the actions: \`pnpm stack chaos --help\` lists them`;
 
 const log = (m: string) => process.stderr.write(`[stack] ${m}\n`);
 
@@ -83,22 +75,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case "logs":
       return logs(rest);
-    case "chaos": {
-      const { values, positionals, fail } = args(rest, { for: { type: "string" } }, { max: 2 });
-      const [action, target] = positionals;
-      if (!action) return fail("chaos needs an <action>");
-      const durationS = values.for === undefined ? undefined : Number(values.for);
-      if (durationS !== undefined && !Number.isFinite(durationS))
-        return fail(`--for must be a number of seconds, got "${values.for}"`);
-      let request: FaultRequest;
-      try {
-        request = parseFaultRequest({ action, target, durationS }, FAULT_ACTIONS);
-      } catch (e) {
-        if (!(e instanceof FaultRequestError)) throw e;
-        return fail(e.message.startsWith(action) ? `chaos ${e.message}` : e.message);
-      }
-      return chaos(request);
-    }
+    case "chaos":
+      return runLabChaos(rest);
     case "redrive": {
       const { values, positionals, fail } = args(
         rest,
@@ -119,19 +97,6 @@ async function main(argv: string[]): Promise<number> {
     default:
       return exitWithUsage(`unknown command "${cmd}"`, USAGE);
   }
-}
-
-/** Applies one fault; a timed one is undone before the command exits (at once on Ctrl-C). */
-async function chaos(request: FaultRequest): Promise<number> {
-  const faults = createFaultController(openStack(readInfraEnv(), false));
-  const fault = await faults.apply(request);
-  process.stdout.write(`${JSON.stringify(fault)}\n`);
-  if (!fault.undoAt) return 0;
-  log(`${fault.action} ${fault.target}: undoing at ${fault.undoAt} (Ctrl-C undoes it now)`);
-  for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => void faults.close());
-  const undone = await faults.undone(fault.id);
-  process.stdout.write(`${JSON.stringify(undone)}\n`);
-  return undone?.undoError ? 1 : 0;
 }
 
 function logs(rest: string[]): Promise<number> | number {

@@ -10,7 +10,7 @@ import type { Stack } from "./open-stack.ts";
 import { isAlive, readPid, spawnDaemon, stopPid, tailFile, waitFor } from "./proc.ts";
 
 /** What the keeper runs, relative to the repository. */
-export const CONTROL_ENTRY = "load-tests/src/control/main.ts";
+export const CONTROL_ENTRY = "control/src/main.ts";
 
 export const controlUrl = (layout: Layout): string => monitorUrl(layout.control);
 
@@ -26,7 +26,7 @@ export const controlHealthy = async (layout: Layout): Promise<boolean> =>
   controlPid(layout) !== undefined && httpOk(`${controlUrl(layout)}/health/ready`);
 
 /**
- * The control service's environment (load-tests/src/control/env.ts), on top of the inherited one: its
+ * The control service's environment (control/src/env.ts), on top of the inherited one: its
  * address and token, and the ORDERFLOW_* of this stack, so its local backend opens this very stack.
  */
 export function controlEnv(s: Stack): Record<string, string> {

@@ -9,41 +9,27 @@ export {
   releaseApps,
   restartAppsWith,
 } from "./apps/control.ts";
+export { appDefinitions } from "./apps/definitions.ts";
+export { readHeld, readState } from "./apps/state.ts";
 export type { AppVariant } from "./apps/variant.ts";
 export { amqpUrlsFor as amqpUrls } from "./broker-urls.ts";
 export * from "./chaos.ts";
 export { readInfraEnv, repoRoot } from "./env.ts";
-export {
-  type BookAction,
-  badRequest,
-  conflict,
-  createFaultBook,
-  createFaultController,
-  FAULT_ACTIONS,
-  type Fault,
-  type FaultAction,
-  type FaultActionShape,
-  type FaultController,
-  type FaultControllerOptions,
-  type FaultRequest,
-  FaultRequestError,
-  MAX_FAULT_DURATION_S,
-  type PreparedFault,
-  parseFaultRequest,
-} from "./faults.ts";
-export { type Layout, stackLayout } from "./layout.ts";
+export { type BrokerNodeLayout, type Layout, stackLayout } from "./layout.ts";
 export { openStack, type Stack } from "./open-stack.ts";
 export { adminUrl, serviceUrl } from "./postgres.ts";
+export { isAlive, waitFor } from "./proc.ts";
 export { localTargets, prometheusUrl, type TargetGroup } from "./prometheus.ts";
 export {
   DEFINITIONS_FILE,
   type Definitions,
   leaderOf,
   listQueues,
+  nodePid,
   type QueueInfo,
   readDefinitions,
 } from "./rabbitmq.ts";
-export { redisUrl } from "./redis.ts";
+export { redisPid, redisUrl } from "./redis.ts";
 export {
   BROKER_ADMIN,
   BROKER_VHOST,

@@ -2,6 +2,7 @@
 // the same supervision; `restartAppsWith` restarts only when the variant changes.
 import fs from "node:fs";
 import path from "node:path";
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { appDefinitions } from "../src/apps/definitions.ts";
 import { checkVariant, sameVariant } from "../src/apps/variant.ts";
@@ -15,7 +16,6 @@ import {
   stackLayout,
 } from "../src/index.ts";
 import { waitFor } from "../src/proc.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 const FIXTURE = "infra/test/fixtures/variant-app.ts";
 const NAMES = ["order", "relay:order", "inventory", "relay:inventory", "points", "relay:points"];

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { EVENT_TYPES, publishedBy } from "@orderflow/contracts";
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { amqpUrls, BROKER_VHOST, DEFINITIONS_FILE, readDefinitions, type Stack } from "../src/index.ts";
 import { brokerUser, SERVICE_NAMES } from "../src/services.ts";
 import { type Conn, connectAny } from "./broker-helpers.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 let s: Stack;
 const open: Conn[] = [];

@@ -1,9 +1,10 @@
 // The running nodes hold the tuning the stack writes (RABBITMQ_SETTINGS), read back from each node itself:
 // a config key RabbitMQ did not recognise would stop the node, but one it maps somewhere else would not.
+
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { beforeAll, expect, test } from "vitest";
 import type { Stack } from "../src/index.ts";
 import { ctl, RABBITMQ_SETTINGS } from "../src/rabbitmq.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 let s: Stack;
 beforeAll(async () => {

@@ -1,3 +1,4 @@
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
   restartPostgresServer,
@@ -8,7 +9,6 @@ import {
   stopBrokerNode,
   stopRedisServer,
 } from "../src/index.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 let s: Stack;
 beforeAll(async () => {

@@ -1,12 +1,13 @@
 // The control service runs beside the stack under a keeper of its own: `stack status` shows where it is
 // and its token, it answers its readiness check, a control service killed by hand comes back, and one
 // stopped with its keeper is started again by the heal the fault lab and the test setup run.
+
+import { runCli } from "@orderflow/testkit/cli-process.ts";
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { beforeAll, expect, test } from "vitest";
 import { controlKeeperPid, controlPid, startControl, stopControl } from "../src/control-process.ts";
 import { healInfrastructure, type Stack, stackStatus } from "../src/index.ts";
 import { signal, waitFor } from "../src/proc.ts";
-import { runCli } from "./cli-process.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 let s: Stack;
 beforeAll(async () => {

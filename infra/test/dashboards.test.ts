@@ -5,9 +5,9 @@
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { holdApps, openStack, prometheusUrl, releaseApps, repoRoot, type Stack } from "../src/index.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 interface Target {
   refId: string;

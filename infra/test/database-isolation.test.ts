@@ -1,7 +1,7 @@
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import pg from "pg";
 import { beforeAll, expect, test } from "vitest";
 import { databaseName, SERVICE_NAMES, type Stack, serviceUrl } from "../src/index.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 let s: Stack;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { amqpUrls, type Stack } from "../src/index.ts";
 import { waitFor } from "../src/proc.ts";
 import { type Conn, connectAny, getOne, publishConfirmed, purge } from "./broker-helpers.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 const QUEUE = "points.order-events";
 const PARKING = `${QUEUE}.parking`;

@@ -3,12 +3,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { type CliProcess, runCli } from "@orderflow/testkit/cli-process.ts";
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readHeld } from "../src/apps/state.ts";
 import { appsStatus, type Stack, startApplication, stopApplication } from "../src/index.ts";
 import { waitFor } from "../src/proc.ts";
-import { type CliProcess, runCli } from "./cli-process.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 describe("pnpm dev refuses bad input", () => {
   test("an unknown service: exit 2 naming the services there are", async () => {

@@ -5,7 +5,17 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { repoRoot } from "../src/index.ts";
 
-const SOURCE_ROOTS = ["infra/src", "bench/src", "load-tests/src", "packages", "services"];
+const SOURCE_ROOTS = [
+  "infra/src",
+  "bench/src",
+  "lab/src",
+  "control/src",
+  "load/src",
+  "demo/src",
+  "testkit/src",
+  "packages",
+  "services",
+];
 const ENV_FILES = /(^|\/)(env\.ts|env-parse\.ts)$/;
 
 function sourceFiles(dir: string): string[] {
@@ -41,7 +51,7 @@ describe("configuration", () => {
         .flatMap((l) => /^([A-Z][A-Z0-9_]*)=/.exec(l)?.[1] ?? []),
     );
     // The fault lab's variant processes read their own switches; no deployment sets them.
-    const envFiles = files.filter((f) => ENV_FILES.test(f) && !f.startsWith("load-tests/src/lab/"));
+    const envFiles = files.filter((f) => ENV_FILES.test(f) && !f.startsWith("lab/src/pitfalls/"));
     expect(envFiles.length).toBeGreaterThan(5);
     const missing = envFiles.flatMap((f) => {
       const text = fs.readFileSync(path.join(repoRoot, f), "utf8");

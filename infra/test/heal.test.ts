@@ -1,5 +1,7 @@
 // healInfrastructure is what the fault lab and the test setup call before each scenario and file, so a
 // fault that one of them failed to heal cannot fail everything after it.
+
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
   healInfrastructure,
@@ -10,7 +12,6 @@ import {
   stopRedisServer,
 } from "../src/index.ts";
 import { ctl } from "../src/rabbitmq.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 let s: Stack;
 beforeAll(async () => {

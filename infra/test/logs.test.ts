@@ -2,12 +2,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { type CliProcess, runCli } from "@orderflow/testkit/cli-process.ts";
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { afterEach, expect, test } from "vitest";
 import { appLogFile } from "../src/apps/state.ts";
 import { stackLayout } from "../src/index.ts";
 import { waitFor } from "../src/proc.ts";
-import { type CliProcess, runCli } from "./cli-process.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 const running: CliProcess[] = [];
 const tempDirs: string[] = [];

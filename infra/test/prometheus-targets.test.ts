@@ -3,6 +3,7 @@
 // Prometheus that died is a problem in `stack status` until `stack up` starts it again.
 import fs from "node:fs";
 import path from "node:path";
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parse } from "yaml";
 import {
@@ -18,7 +19,6 @@ import {
   up,
 } from "../src/index.ts";
 import { waitFor } from "../src/proc.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 interface ActiveTarget {
   labels: Record<string, string>;

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { amqpUrls, killBrokerNode, leaderOf, type Stack, startBrokerNode } from "../src/index.ts";
 import { connectAny, getOne, publishConfirmed, purge, urlsExcept } from "./broker-helpers.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 const QUEUE = "inventory.order-events";
 let s: Stack;

@@ -1,9 +1,9 @@
 // The stack's Redis takes commands only after AUTH with the password from the stack secrets.
 import net from "node:net";
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { expect, test } from "vitest";
 import type { Stack } from "../src/index.ts";
 import { pingRedis } from "../src/redis.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 /** What Redis answers a PING sent without AUTH. */
 const bareAnswer = (port: number) =>

@@ -3,10 +3,10 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
+import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { amqpUrls, repoRoot, type Stack } from "../src/index.ts";
 import { type Conn, connectAny, getOne, publishConfirmed } from "./broker-helpers.ts";
-import { requireHealthyStack } from "./stack-fixture.ts";
 
 const QUEUE = `stack-redrive-test-${process.pid}`;
 const PARKING = `${QUEUE}.parking`;

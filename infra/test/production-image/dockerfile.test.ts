@@ -87,7 +87,7 @@ describe(".dockerignore", () => {
     "packages/outbox/dist/src/relay-main.js",
     "services/order/generated/prisma/client.ts",
     "reports/vitest-results.json",
-    "load-tests/reports/latest/index.html",
+    "reports/latest/index.html",
   ])("keeps %s out of the build context", (file) => {
     expect(isDockerIgnored(rules, file)).toBe(true);
   });

@@ -1,5 +1,5 @@
 // The parts a service is composed of. Each default is the protection the design relies on; the fault
-// lab (load-tests/src/lab) composes a service with other parts to show what each protection prevents.
+// lab (lab/src/pitfalls) composes a service with other parts to show what each protection prevents.
 // Production code never chooses anything but the defaults: it simply passes no parts.
 import type { EventPayload, EventType } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";

@@ -3,8 +3,8 @@
 // traceId and spanId.
 import { Writable } from "node:stream";
 import { createLogger } from "@orderflow/logging";
+import { type OtlpReceiver, SPAN_KIND, startOtlpReceiver } from "@orderflow/testkit/otlp-receiver.ts";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type OtlpReceiver, SPAN_KIND, startOtlpReceiver } from "../../../test-setup/otlp-receiver.ts";
 import {
   activeTraceparent,
   inSpan,

@@ -1,10 +1,10 @@
-// Black-box helpers for the inventory service's tests: the shared kit (test-setup/service-kit.ts) opened
+// Black-box helpers for the inventory service's tests: the shared kit (testkit/src/service-kit.ts) opened
 // on inventory, plus its own effects read through the HTTP API (stock, reservations).
 import { randomUUID } from "node:crypto";
 import type { EventPayload } from "@orderflow/contracts";
-import { api, openService, runId, type ServiceUnderTest } from "../../../test-setup/service-kit.ts";
+import { api, openService, runId, type ServiceUnderTest } from "@orderflow/testkit/service-kit.ts";
 
-export * from "../../../test-setup/service-kit.ts";
+export * from "@orderflow/testkit/service-kit.ts";
 
 export type Inventory = ServiceUnderTest;
 

@@ -1,10 +1,10 @@
 // Helpers for the saga tests: they run against the services that `pnpm stack up` started and read the
 // three databases as the admin to check what the APIs claim. The generic parts (eventually, api, runId)
-// come from the shared kit, test-setup/service-kit.ts.
+// come from the shared kit, testkit/src/service-kit.ts.
 import { randomUUID } from "node:crypto";
 import { openStack, type ServiceName, type Stack } from "@orderflow/infra";
+import { adminPool, api, serviceBase, serviceReady } from "@orderflow/testkit/service-kit.ts";
 import type pg from "pg";
-import { adminPool, api, serviceBase, serviceReady } from "../../../test-setup/service-kit.ts";
 
 export {
   adminHeaders,
@@ -14,7 +14,7 @@ export {
   inRolledBack,
   runId,
   stepRecorder,
-} from "../../../test-setup/service-kit.ts";
+} from "@orderflow/testkit/service-kit.ts";
 
 export interface Saga {
   stack: Stack;

@@ -10,13 +10,13 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { openStack, restartAppsWith } from "@orderflow/infra";
-import { afterAll, beforeAll, expect, test } from "vitest";
 import {
   type OtlpReceiver,
   type ReceivedSpan,
   SPAN_KIND,
   startOtlpReceiver,
-} from "../../../test-setup/otlp-receiver.ts";
+} from "@orderflow/testkit/otlp-receiver.ts";
+import { afterAll, beforeAll, expect, test } from "vitest";
 import { eventually, finalOrders, openSaga, runId, type Saga, setStock } from "./helpers.ts";
 
 let receiver: OtlpReceiver;

@@ -1,10 +1,10 @@
-// Black-box helpers for the points service's tests: the shared kit (test-setup/service-kit.ts) opened on
+// Black-box helpers for the points service's tests: the shared kit (testkit/src/service-kit.ts) opened on
 // points, plus its own effects read through the HTTP API (balances, grants).
 import { randomUUID } from "node:crypto";
 import type { EventPayload } from "@orderflow/contracts";
-import { api, openService, runId, type ServiceUnderTest } from "../../../test-setup/service-kit.ts";
+import { api, openService, runId, type ServiceUnderTest } from "@orderflow/testkit/service-kit.ts";
 
-export * from "../../../test-setup/service-kit.ts";
+export * from "@orderflow/testkit/service-kit.ts";
 
 export type Points = ServiceUnderTest;
 

@@ -1,0 +1,76 @@
+// `pnpm fault <scenario...>` / `pnpm fault all` / `pnpm fault pitfalls` [--duration 20s] [--long] [--rate N]: runs scenarios
+// against the local stack, writes reports/fault/<scenario>/<run>.json|.html, and exits 1 when a
+// scenario's verdict is not the one it expects.
+import { parseCli } from "@orderflow/config";
+import { openStack, restartAppsWith } from "@orderflow/infra";
+import { parseDuration } from "@orderflow/load/duration.ts";
+import { readLoadEnv } from "@orderflow/load/env.ts";
+import { describeMachine } from "@orderflow/load/machine.ts";
+import { DEFAULT_RATE } from "@orderflow/load/scenario-definitions.ts";
+import { faultReportsDir, runLab } from "./run/lab.ts";
+import { latestRuns } from "./run/latest.ts";
+import { writeLabSummary } from "./run/summary.ts";
+import { SCENARIO_GROUPS, SCENARIOS } from "./scenarios/index.ts";
+
+const USAGE = `usage: pnpm fault <scenario...|all> [--duration 20s] [--long] [--rate N]
+       pnpm fault pitfalls  (every pitfall, each followed by its -protected pair)
+       pnpm fault summary   (table of the latest run of each scenario)
+  --duration D   load per scenario, a k6 duration like 20s or 1m30s (default 20s, 180s with --long)
+  --long         the long version: 180 s of load unless --duration says otherwise
+  --rate N       orders per second offered (default: each scenario's own, ${DEFAULT_RATE}/s)
+scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}`;
+
+function readArgs(argv: string[]) {
+  const { values, positionals, fail, check } = parseCli(
+    {
+      usage: USAGE,
+      options: { duration: { type: "string" }, long: { type: "boolean" }, rate: { type: "string" } },
+      positionals: { min: 1, max: SCENARIOS.length + 1 },
+    },
+    argv,
+  );
+  const known = new Set([...Object.keys(SCENARIO_GROUPS), "summary", ...SCENARIOS.map((s) => s.name)]);
+  const unknown = positionals.filter((n) => !known.has(n));
+  if (unknown.length > 0) fail(`unknown scenario ${unknown.map((n) => `"${n}"`).join(", ")}`);
+  if (positionals.includes("summary") && positionals.length > 1) fail("summary takes no scenario");
+  const rate = values.rate === undefined ? undefined : Number(values.rate);
+  if (rate !== undefined && !(Number.isFinite(rate) && rate > 0))
+    fail(`--rate must be a number of orders per second above 0, got "${values.rate}"`);
+  const long = values.long ?? false;
+  const durationMs =
+    values.duration === undefined
+      ? long
+        ? 180_000
+        : 20_000
+      : check(() => parseDuration(values.duration as string, "--duration"));
+  return { names: positionals, durationMs, long, rate };
+}
+
+const args = readArgs(process.argv.slice(2));
+const env = readLoadEnv();
+if (args.names[0] === "summary") {
+  const dir = faultReportsDir(env.reportsDir);
+  const runs = latestRuns(dir, SCENARIOS);
+  process.stdout.write(writeLabSummary(dir, runs, runs[0]?.outcome.run.machine ?? describeMachine()));
+  process.exit(runs.every((r) => r.expectation.passed) ? 0 : 1);
+}
+const stack = openStack();
+const machine = describeMachine();
+try {
+  const { runs, markdown } = await runLab(stack, args.names, {
+    durationMs: args.durationMs,
+    long: args.long,
+    ...(args.rate ? { rate: args.rate } : {}),
+    reportsDir: faultReportsDir(env.reportsDir),
+    log: (line) => process.stdout.write(`${line}\n`),
+    machine,
+  });
+  process.stdout.write(`\n${markdown}\n`);
+  for (const r of runs)
+    for (const c of r.expectation.checks.filter((x) => !x.ok))
+      process.stdout.write(`${r.scenario.name}: FAILED ${c.name}: ${c.detail}\n`);
+  process.exitCode = runs.every((r) => r.expectation.passed) ? 0 : 1;
+} finally {
+  // Leave the stack as `stack up` made it: no lab switch, no proxy.
+  await restartAppsWith(stack, {});
+}
