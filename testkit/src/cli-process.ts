@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { repoRoot } from "@orderflow/infra";
+import { childEnv } from "./env.ts";
 
 export interface CliProcess {
   child: ChildProcess;
@@ -13,7 +14,7 @@ export interface CliProcess {
 export function runCli(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, entry), ...args], {
     cwd: repoRoot,
-    env: { ...process.env, ...env },
+    env: childEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -16,6 +16,6 @@ export function readTestkitEnv(env: RawEnv = process.env): TestkitEnv {
 }
 
 /** The environment for a child process (apt-get), with a few variables added. */
-export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...process.env, ...extra };
 }
