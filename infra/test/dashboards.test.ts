@@ -1,5 +1,5 @@
-// The Grafana dashboards (infra/grafana/dashboards/*.json) checked without Grafana, which cannot run on
-// these machines: each is structurally sound, and every panel's PromQL, with Grafana's variables filled
+// The Grafana dashboards (infra/grafana/dashboards/*.json) checked without Grafana, which the local stack
+// does not run: each is structurally sound, and every panel's PromQL, with Grafana's variables filled
 // in, is answered by the local stack's Prometheus without error. Under a trickle of orders the overview's
 // panels also return numbers, so a renamed metric or label cannot leave a panel silently empty.
 import { randomUUID } from "node:crypto";
