@@ -1,5 +1,5 @@
 #!/bin/sh
-# Stands in for Prisma's native schema engine, which these machines cannot download. It fails loudly:
+# Stands in for Prisma's native schema engine, which the install does not download. It fails loudly:
 # an empty stub exiting 0 would make `prisma migrate deploy` silently do nothing. Offline, make a
 # migration with `pnpm db:new <service> <name>` and check them with `pnpm db:check`; the services apply
 # their migrations themselves at start-up.

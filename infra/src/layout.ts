@@ -2,7 +2,7 @@
 import path from "node:path";
 import type { InfraEnv } from "./env.ts";
 
-/** Standard ports that other instances on this machine may hold: the stack never binds them. */
+/** Standard ports that other instances on the same host may hold: the stack never binds them. */
 export const FORBIDDEN_PORTS = [5432, 6379, 5672, 15672, 25672, 4369] as const;
 
 export const BROKER_NODE_COUNT = 3;

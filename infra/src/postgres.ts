@@ -94,8 +94,8 @@ export const POSTGRES_SETTINGS = [
   "shared_buffers=256MB",
   // Checkpoints by time every 15 min and by WAL volume only past 4 GB (defaults 5 min, 1 GB): right after
   // a checkpoint begins, the first change to each page writes the whole page to the WAL, so under the
-  // saga's load a checkpoint every few minutes is a burst of WAL and of commit latency (issue 11: with
-  // the defaults a WAL-triggered checkpoint began inside both of one session's half-rate bench runs).
+  // saga's load a checkpoint every few minutes is a burst of WAL and of commit latency (with the
+  // defaults, a WAL-triggered checkpoint began inside each of two consecutive half-rate bench runs).
   // Costs only a longer crash recovery;
   // fsync, synchronous_commit and full_page_writes stay on.
   "max_wal_size=4GB",

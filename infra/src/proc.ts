@@ -56,7 +56,7 @@ export async function runOrThrow(
   return r.stdout;
 }
 
-/** Starts a long-running program in its own session, output appended to logFile; returns its PID. */
+/** Starts a long-running program detached with setsid, output appended to logFile; returns its PID. */
 export function spawnDaemon(
   cmd: string,
   args: string[],
@@ -113,11 +113,15 @@ export function signal(pid: number | undefined, sig: NodeJS.Signals): boolean {
   }
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or throws after the deadline. */
+/**
+ * Polls `check` until it returns a value other than undefined/false, or throws after the deadline an
+ * error that names `what` and the last error the check threw. The tests' `eventually`
+ * (@orderflow/testkit) is this loop with test defaults.
+ */
 export async function waitFor<T>(
   what: string,
   check: () => Promise<T | undefined | false> | T | undefined | false,
-  { timeoutMs, intervalMs = 250 }: { timeoutMs: number; intervalMs?: number },
+  { timeoutMs = 60_000, intervalMs = 250 }: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -129,7 +133,10 @@ export async function waitFor<T>(
       lastError = e;
     }
     if (Date.now() >= deadline) {
-      const why = lastError instanceof Error ? `: ${lastError.message}` : "";
+      const why =
+        lastError === undefined
+          ? ""
+          : `: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
     }
     await new Promise((r) => setTimeout(r, intervalMs));

@@ -71,7 +71,7 @@ function nodeEnv(d: RabbitDeps, n: BrokerNodeLayout): NodeJS.ProcessEnv {
     RABBITMQ_LOG_BASE: n.logDir,
     RABBITMQ_PID_FILE: n.pidFile,
     // One scheduler per node: the three nodes share the machine with the database and the services, and
-    // two schedulers each only made them wake and steal work from one another (pnpm bench, issue 11: the
+    // two schedulers each only made them wake and steal work from one another (pnpm bench: the
     // broker's CPU per order 5.6 -> 4.6 ms at 125 orders/s, idle 31 -> 25 ms/s). Dirty I/O schedulers
     // (the Raft WAL's fsync) are unchanged. Unbound (+sbt u): RabbitMQ's default bind type (+stbt db)
     // pins each node's first scheduler to the first core, so with one scheduler each all three nodes ran
@@ -102,7 +102,7 @@ export function ctl(
  * The quorum queues' write-ahead log rolls over at 64 MiB instead of 512. At each roll-over a node moves
  * what the log holds into its queues' segment files and drops it from memory: with 512 MiB that took
  * about a second of one core, and every queue led from or replicated on that node waited behind it
- * (issue 11: at 200 orders/s a forced roll-over of a ~200 MiB log held orders up to 1 s, and a natural
+ * (pnpm bench: at 200 orders/s a forced roll-over of a ~200 MiB log held orders up to 1 s, and a natural
  * one put one of a bench's three half-rate runs at p99 705 ms against 160 and 187). At 64 MiB a node
  * rolls over about once a minute at that rate, and each one held a handful of orders for at most ~0.3 s.
  * Durability is the same: every entry is still fsynced to the log before it is confirmed.
@@ -403,7 +403,7 @@ const importedSha = async (d: RabbitDeps) =>
 /**
  * Imports infra/rabbitmq/definitions.json once all nodes are online, sets the service users' passwords.
  * The file is imported when a queue of it is missing or when it changed since its last import: a stack
- * made before a binding was added (issue 11: inventory.reserved to points) gets the binding at its next
+ * made before a binding was added (inventory.reserved to points, say) gets the binding at its next
  * `up`, where checking the queues alone left it out and points never saw a reservation.
  */
 export async function importTopology(d: RabbitDeps): Promise<void> {

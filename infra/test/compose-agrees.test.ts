@@ -1,4 +1,4 @@
-// docker compose cannot run on this machine, so this checks that docker-compose.yml describes the same
+// The test suite runs without Docker, so this checks that docker-compose.yml describes the same
 // system as the local stack: databases and roles, broker users, the definitions file, ports.
 import fs from "node:fs";
 import path from "node:path";

@@ -1,5 +1,5 @@
-// docker compose cannot run here, so `docker compose config` cannot check the file: this validates it
-// against the Compose Specification's JSON schema instead (the copy dclint ships, draft-07).
+// The test suite runs without Docker, so `docker compose config` does not check the file: this validates
+// it against the Compose Specification's JSON schema instead (the copy dclint ships, draft-07).
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";

@@ -58,7 +58,7 @@ export interface ResolvedOptions {
 }
 
 // Guards against a typo like 1e6 VUs, or a rate and duration that would schedule more iterations than
-// this machine could ever send: every loop in the runner is bounded by these.
+// one host could ever send: every loop in the runner is bounded by these.
 const MAX_CONCURRENCY = 10_000;
 const MAX_ITERATIONS = 50_000_000;
 

@@ -1,4 +1,4 @@
-// The Dockerfile and .dockerignore, checked as text: Docker cannot run on these machines, so these rules
+// The Dockerfile and .dockerignore, checked as text: the test suite runs without Docker, so these rules
 // are what keeps the image lean and free of secrets until someone builds it (production-build.test.ts
 // runs the same build steps without Docker).
 import fs from "node:fs";

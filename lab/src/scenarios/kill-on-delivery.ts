@@ -2,12 +2,12 @@
 // ready count, read through AMQP (queue.declare passive answers from the queue itself, not from the
 // management API's 5 s statistics), falls below half of what it held before the start. A kill timed
 // from the service's ready instead came up to 0.6 s late (the supervisor's and the readiness check's
-// polls): enough for a batched consumer to apply CI's whole backlog, and two CI runs found nothing lost.
+// polls): enough for a batched consumer to apply the whole backlog, so the kill found nothing to lose.
 import { amqpUrls, killApplication, type Stack, startApplication } from "@orderflow/infra";
 import amqp from "amqplib";
 
 const POLL_MS = 5;
-/** The start (supervisor poll, process start-up, subscribe) took up to 8.7 s on a loaded machine (2026-12-04). */
+/** The start (supervisor poll, process start-up, subscribe) took up to 8.7 s on a loaded 2-core host. */
 const DEADLINE_MS = 60_000;
 
 export interface KillOnDelivery {

@@ -105,7 +105,7 @@ export function defineRun(def) {
       fail(`the control service at ${cfg.controlUrl} does not answer GET /faults (${f.status})`);
     const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
     const prefix = `k6-${def.name}-${runId}-`;
-    // A little before the first order, whatever the clocks of this machine and the control service.
+    // A little before the first order, whatever the clocks of the k6 host and the control service.
     const since = new Date(Date.now() - 2_000).toISOString();
     for (let i = 0; i < SKUS; i++) {
       const sku = skuOf(prefix, i);

@@ -1,5 +1,5 @@
 // `pnpm db:new <service> <name>` and `pnpm db:check [service...]`: Prisma Migrate's two everyday jobs,
-// offline. Prisma's CLI needs a native engine these machines cannot download; this drives the same
+// offline. Prisma's CLI needs a native engine downloaded at install time; this drives the same
 // engine's WebAssembly build. Where the CLI works, `prisma migrate dev` reads the same folders.
 import fs from "node:fs";
 import path from "node:path";

@@ -1,5 +1,5 @@
 // Prisma's own schema engine, the WebAssembly build shipped on npm, driven through adapter-pg. The native
-// engine Prisma's CLI downloads cannot be reached from these machines; this one makes and checks
+// engine Prisma's CLI downloads at install time is not needed: this one makes and checks
 // migrations offline (db:new, db:check) and is the oracle of the runner's tests.
 import fs from "node:fs";
 import { createRequire } from "node:module";
