@@ -51,17 +51,3 @@ export const fmtSpread = (
   digits = 0,
   unit = "",
 ) => `${fmt(s.median, digits)}${unit} (${fmt(s.min, digits)}-${fmt(s.max, digits)}, n=${s.n})`;
-
-/** Polls `check` until true or the deadline; returns whether it became true. */
-export async function waitFor(
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-  intervalMs = 25,
-): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (await check()) return true;
-    await sleep(intervalMs);
-  }
-  return await check();
-}

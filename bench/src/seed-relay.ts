@@ -1,7 +1,7 @@
-// The seed articles' relay, implemented here as the baseline (see /work/shared/seeds): a scheduled scan
-// with a fixed delay of 1 s, 100 due rows per scan, and per row: a CAS UPDATE status 0 -> 1, one publish
-// whose confirm is awaited before the next one, then a mark-sent UPDATE. It runs against the same outbox
-// table (and so the same partial index) as orderflow's relay: the comparison is of the algorithm only.
+// The seed articles' relay, implemented here as the baseline: a scheduled scan with a fixed delay of 1 s,
+// 100 due rows per scan, and per row: a CAS UPDATE status 0 -> 1, one publish whose confirm is awaited
+// before the next one, then a mark-sent UPDATE. It runs against the same outbox table (and so the same
+// partial index) as orderflow's relay: the comparison is of the algorithm only.
 import amqp, { type ChannelModel, type ConfirmChannel } from "amqplib";
 import type pg from "pg";
 
@@ -16,7 +16,7 @@ export interface SeedRelayOptions {
 export interface BenchRelay {
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** The after-commit hook; the seed's scanner has none (the brief's baseline is the scan alone). */
+  /** The after-commit hook; the seed's scanner has none (the baseline is the scan alone). */
   afterCommit(messageIds: string[]): void;
 }
 

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openStack } from "@orderflow/infra";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildControlApp, createLocalBackend } from "../src/app.ts";
@@ -68,17 +69,17 @@ function expectProblem(r: Answer, status: number): void {
   expect(r.body).toMatchObject({ status, code: expect.any(String), title: expect.any(String) });
 }
 
-/** Polls GET /flow until `ok` holds, with a deadline. */
-async function flowUntil(what: string, ok: (f: Flow) => boolean, timeoutMs: number): Promise<Flow> {
-  const deadline = Date.now() + timeoutMs;
-  let last: Flow | undefined;
-  while (Date.now() < deadline) {
-    last = (await call("GET", "/flow")).body as Flow;
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last flow ${JSON.stringify(last)}`);
-}
+/** Polls GET /flow until `ok` holds, with a deadline; a timeout shows the last flow read. */
+const flowUntil = (what: string, ok: (f: Flow) => boolean, timeoutMs: number): Promise<Flow> =>
+  eventually(
+    what,
+    async () => {
+      const flow = (await call("GET", "/flow")).body as Flow;
+      if (!ok(flow)) throw new Error(`last flow ${JSON.stringify(flow)}`);
+      return flow;
+    },
+    { timeoutMs, intervalMs: 500 },
+  );
 
 /** A few orders of a run-unique prefix, over SKUs seeded here; returns the prefix. */
 async function postOrders(n: number, prefix = `ctl-${randomUUID().slice(0, 8)}-`): Promise<string> {
@@ -188,16 +189,20 @@ describe("control API: faults", () => {
       60_000,
     );
     expect(after.redis.up).toBe(true);
-    const deadline = Date.now() + 30_000;
-    let past: { undoneAt?: string; undoError?: string } | undefined;
-    while (!past?.undoneAt && Date.now() < deadline) {
-      const done = (await call("GET", "/faults")).body;
-      past = done.history.find((x: { id: string }) => x.id === id);
-      if (!past?.undoneAt) await new Promise((res) => setTimeout(res, 250));
-    }
+    const past = await eventually(
+      "the fault's undo in the history",
+      async () => {
+        const done = (await call("GET", "/faults")).body;
+        const p: { undoneAt?: string; undoError?: string } | undefined = done.history.find(
+          (x: { id: string }) => x.id === id,
+        );
+        return p?.undoneAt ? p : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
     expect(past).toMatchObject({ undoneAt: expect.any(String) });
     expect((await call("GET", "/faults")).body.active.map((x: { id: string }) => x.id)).not.toContain(id);
-    expect(past?.undoError).toBeUndefined();
+    expect(past.undoError).toBeUndefined();
   }, 120_000);
 
   test("publish-poison puts the four poison messages into each work queue, and the consumers park them", async () => {
@@ -368,12 +373,14 @@ describe("control API: scenarios", () => {
     expectProblem(await call("POST", "/scenarios/steady/run", { durationS: 6 }), 409);
     const running = await flowUntil("the run in the flow", (f) => f.scenario?.id === id, 10_000);
     expect(running.scenario).toMatchObject({ id, name: "steady", state: "running" });
-    const deadline = Date.now() + 240_000;
-    let run = (await call("GET", `/scenarios/runs/${id}`)).body;
-    while (run.state === "running" && Date.now() < deadline) {
-      await new Promise((res) => setTimeout(res, 1_000));
-      run = (await call("GET", `/scenarios/runs/${id}`)).body;
-    }
+    const run = await eventually(
+      "the run's verdict",
+      async () => {
+        const r = (await call("GET", `/scenarios/runs/${id}`)).body;
+        return r.state === "running" ? undefined : r;
+      },
+      { timeoutMs: 240_000, intervalMs: 1_000 },
+    );
     // The run's verdict, as the lab gives it: the audit's checks hold; the state follows the checks (a
     // message parked by an earlier test's leftovers during the run would fail "parked = 0", and is
     // reported so, not hidden).

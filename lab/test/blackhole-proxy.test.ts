@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import net from "node:net";
-import { observeFor, waitFor } from "@orderflow/testkit/poll.ts";
+import { eventually, observeFor } from "@orderflow/testkit/eventually.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BlackholeProxy, startBlackholeProxy } from "../src/blackhole-proxy.ts";
 
@@ -92,7 +92,7 @@ describe("the blackhole proxy", () => {
   it("forwards, then swallows traffic both ways without closing, then forwards again after heal", async () => {
     const { echo, proxy, client } = await setUp();
     client.socket.write("hello");
-    await waitFor("the echo of hello", () => client.received() === "hello");
+    await eventually("the echo of hello", () => client.received() === "hello");
 
     proxy.blackhole();
     client.socket.write("lost");
@@ -107,7 +107,7 @@ describe("the blackhole proxy", () => {
 
     proxy.heal();
     client.socket.write("again");
-    await waitFor("the echo of again", () => client.received() === "helloagain");
+    await eventually("the echo of again", () => client.received() === "helloagain");
     // Dropped, not delayed: "lost" never arrives.
     expect(echo.received()).toBe("helloagain");
   });
@@ -115,22 +115,25 @@ describe("the blackhole proxy", () => {
   it("swallows the answers too: bytes from the server during a blackhole never reach the client", async () => {
     const { echo, proxy, client } = await setUp();
     client.socket.write("ping");
-    await waitFor("the first echo", () => client.received() === "ping");
+    await eventually("the first echo", () => client.received() === "ping");
     proxy.blackhole();
     // The server speaks on its own while the client is cut off.
     echo.say("unheard");
-    await waitFor("the proxy to swallow the server's bytes", () => proxy.droppedBytes === "unheard".length);
+    await eventually(
+      "the proxy to swallow the server's bytes",
+      () => proxy.droppedBytes === "unheard".length,
+    );
     await observeFor(100);
     expect(client.received()).toBe("ping");
     proxy.heal();
     echo.say("heard");
-    await waitFor("the server's next bytes", () => client.received() === "pingheard");
+    await eventually("the server's next bytes", () => client.received() === "pingheard");
   });
 
   it("in hold mode delivers what was sent during the blackhole, in order, after heal", async () => {
     const { echo, proxy, client } = await setUp();
     client.socket.write("a");
-    await waitFor("the first echo", () => client.received() === "a");
+    await eventually("the first echo", () => client.received() === "a");
     proxy.blackhole("hold");
     client.socket.write("b");
     client.socket.write("c");
@@ -138,7 +141,7 @@ describe("the blackhole proxy", () => {
     expect(echo.received()).toBe("a");
     expect(client.closed()).toBe(false);
     proxy.heal();
-    await waitFor("the held bytes", () => client.received() === "abc");
+    await eventually("the held bytes", () => client.received() === "abc");
   });
 
   it("accepts new connections during a blackhole but forwards nothing until heal", async () => {
@@ -152,20 +155,20 @@ describe("the blackhole proxy", () => {
     expect(late.closed()).toBe(false);
     proxy.heal();
     late.socket.write("later");
-    await waitFor("the echo after heal", () => late.received() === "later");
+    await eventually("the echo after heal", () => late.received() === "later");
     expect(echo.received()).toBe("later");
   });
 
   it("hides the target closing during a blackhole and closes the client only after heal", async () => {
     const { echo, proxy, client } = await setUp();
     client.socket.write("hi");
-    await waitFor("the echo", () => client.received() === "hi");
+    await eventually("the echo", () => client.received() === "hi");
     proxy.blackhole();
     echo.closeClients();
-    await waitFor("the server side to close", () => echo.openConnections() === 0);
+    await eventually("the server side to close", () => echo.openConnections() === 0);
     await observeFor(200);
     expect(client.closed()).toBe(false);
     proxy.heal();
-    await waitFor("the client to be closed after heal", () => client.closed());
+    await eventually("the client to be closed after heal", () => client.closed());
   });
 });

@@ -1,7 +1,7 @@
 // The broker's topology (infra/rabbitmq/definitions.json, loaded by the local stack and by docker
 // compose) against each service's subscriptions: a work queue bound to an event its service has no step
-// for parks every copy, and a step whose event is not bound never runs. Issue 11 moved points from
-// order.confirmed to inventory.reserved; this is what keeps the two lists from drifting apart.
+// for parks every copy, and a step whose event is not bound never runs. Points grants on
+// inventory.reserved v2 and on order.confirmed (for a v1 reservation); this keeps the two lists in step.
 import { readDefinitions } from "@orderflow/infra";
 import * as inventory from "@orderflow/inventory";
 import * as order from "@orderflow/order";

@@ -2,7 +2,7 @@
 // alone: what the real actions do is tested against the stack in faults.test.ts).
 
 import type { ChaosEvent } from "@orderflow/infra";
-import { waitFor } from "@orderflow/infra";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { expect, test } from "vitest";
 import { type BookAction, createFaultBook } from "../src/faults/book.ts";
 
@@ -30,7 +30,7 @@ test("a timed fault stays active, and holds its target, until its undo has finis
   };
   const book = createFaultBook({ "stop-thing": stopThing });
   const fault = await book.apply({ action: "stop-thing", durationS: 1 });
-  await waitFor("the timed undo to start", () => undoStarted, { timeoutMs: 5_000, intervalMs: 10 });
+  await eventually("the timed undo to start", () => undoStarted, { timeoutMs: 5_000, intervalMs: 10 });
 
   // The undo is under way: still active, its target still held, its waiters still waiting.
   expect(book.active().map((f) => f.id)).toEqual([fault.id]);

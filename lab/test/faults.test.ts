@@ -13,9 +13,9 @@ import {
   stackStatus,
   startBrokerNode,
   startRedisServer,
-  waitFor,
 } from "@orderflow/infra";
 import { runCli } from "@orderflow/testkit/cli-process.ts";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createFaultController, type FaultController } from "../src/faults/book.ts";
@@ -117,7 +117,7 @@ test("kill of a held relay is a 409; started, a kill SIGKILLs it and the supervi
   const before = readState(s.layout)?.apps[app]?.pid;
   const killed = await faults.apply({ action: "kill", target: app });
   expect(killed.detail?.pid).toBe(before);
-  const restarted = await waitFor(
+  const restarted = await eventually(
     `${app} restarted by the supervisor`,
     async () => {
       const a = (await appsStatus(s)).find((x) => x.name === app);

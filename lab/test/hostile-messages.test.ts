@@ -3,20 +3,22 @@
 // or, when well-formed, applied exactly once; no consumer loops on one or stops consuming.
 import { randomUUID } from "node:crypto";
 import { amqpUrls, openStack } from "@orderflow/infra";
-import { eventually, serviceBase, serviceReady } from "@orderflow/testkit/service-kit.ts";
+import { eventually } from "@orderflow/testkit/eventually.ts";
+import { type ConfirmedPublisher, openConfirmedPublisher } from "@orderflow/testkit/publisher.ts";
+import { serviceBase, serviceReady } from "@orderflow/testkit/service-kit.ts";
 import amqp from "amqplib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 
 const stack = openStack(undefined, false);
 const run = randomUUID().slice(0, 8);
 let conn: amqp.ChannelModel;
-let ch: amqp.ConfirmChannel;
+let publisher: ConfirmedPublisher;
 
 beforeAll(async () => {
   for (const svc of ["order", "inventory", "points"] as const)
     await serviceReady(svc, serviceBase(stack, svc));
   conn = await amqp.connect(amqpUrls(stack)[0] as string);
-  ch = await conn.createConfirmChannel();
+  publisher = await openConfirmedPublisher(amqpUrls(stack), { name: "hostile-messages test" });
   const put = await fetch(`${serviceBase(stack, "inventory")}/stock/hostile-${run}`, {
     method: "PUT",
     headers: { "content-type": "application/json" },
@@ -36,6 +38,7 @@ afterAll(async () => {
   }
   await take.close();
   await conn.close();
+  await publisher?.close();
 });
 
 const QUEUES = {
@@ -45,21 +48,18 @@ const QUEUES = {
 } as const;
 
 const publish = (routingKey: string, type: string, messageId: string, body: unknown) =>
-  new Promise<void>((resolve, reject) =>
-    ch.publish(
-      "orderflow.events",
-      routingKey,
-      Buffer.from(JSON.stringify(body)),
-      {
-        messageId,
-        type,
-        contentType: "application/json",
-        persistent: true,
-        headers: { "x-schema-version": 1 },
-      },
-      (err) => (err ? reject(err) : resolve()),
-    ),
-  );
+  publisher.publish({
+    exchange: "orderflow.events",
+    routingKey,
+    body: Buffer.from(JSON.stringify(body)),
+    properties: {
+      messageId,
+      type,
+      contentType: "application/json",
+      persistent: true,
+      headers: { "x-schema-version": 1 },
+    },
+  });
 
 /** Our messages in a parking lot, by message id, with their reasons (they are put back, not taken). */
 async function parkedOf(queue: string): Promise<Record<string, string>> {

@@ -1,5 +1,5 @@
 import { startLoad } from "@orderflow/load/runner.ts";
-import { waitFor } from "@orderflow/testkit/poll.ts";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { startTestServer, type TestServer } from "@orderflow/testkit/test-server.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BlackholeProxy, startBlackholeProxy } from "../src/blackhole-proxy.ts";
@@ -28,11 +28,11 @@ describe("load through a blackholed connection", () => {
       },
       () => ({ method: "GET", path: "/" }),
     );
-    await waitFor("traffic through the proxy", () => (server?.received ?? 0) >= 50);
+    await eventually("traffic through the proxy", () => (server?.received ?? 0) >= 50);
     proxy.blackhole();
     run.markEvent("fault injected", { action: "blackhole" });
     const receivedAtFault = server.received;
-    await waitFor("requests to pile up behind the blackhole", () => run.inFlight >= 20);
+    await eventually("requests to pile up behind the blackhole", () => run.inFlight >= 20);
     // Nothing got through while it was cut.
     expect(server.received).toBe(receivedAtFault);
     proxy.heal();

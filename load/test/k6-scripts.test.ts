@@ -1,4 +1,4 @@
-// Each k6 script, executed here (k6 cannot be installed on these machines) through shims of the k6
+// Each k6 script, executed without k6 (the test suite does not need it installed) through shims of the k6
 // modules it imports (test/k6-shim/: synchronous real HTTP, check, sleep, exec, metrics), against the
 // running stack and its control service: it seeds stock, sends valid orders, fires its fault timeline
 // through POST /faults (the API's history shows each), reads the audit in teardown and passes.

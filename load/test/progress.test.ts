@@ -1,4 +1,4 @@
-import { waitFor } from "@orderflow/testkit/poll.ts";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { startTestServer, type TestServer } from "@orderflow/testkit/test-server.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatProgress } from "../src/progress.ts";
@@ -23,12 +23,12 @@ describe("progress", () => {
       () => ({ method: "GET", path: "/" }),
       { onProgress: (p) => seen.push(p) },
     );
-    await waitFor("the first progress report", () => seen.length >= 1);
+    await eventually("the first progress report", () => seen.length >= 1);
     server.stallFor(2500);
-    await waitFor(
+    await eventually(
       "a progress report during the stall",
       () => (seen.at(-1)?.oldestInFlightMs ?? 0) >= 1000,
-      4000,
+      { timeoutMs: 4000 },
     );
     const during = seen.at(-1) as Progress;
     expect(during.inFlight).toBeGreaterThan(30);

@@ -1,7 +1,7 @@
 // A real short run with a marked fault (a 2 s server stall), plus the series and verdict an audit
 // would add: the input the report tests render.
 
-import { waitFor } from "@orderflow/testkit/poll.ts";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { startTestServer } from "@orderflow/testkit/test-server.ts";
 import type { AuditVerdict, ExtraSeries } from "../src/report/derive.ts";
 import type { ReportInput } from "../src/report/render-report.ts";
@@ -23,11 +23,11 @@ export async function runWithFault(name = "stall-fault"): Promise<ReportInput> {
       },
       () => ({ method: "GET", path: "/" }),
     );
-    await waitFor("the load to reach 150 requests", () => server.received >= 150, 10_000);
+    await eventually("the load to reach 150 requests", () => server.received >= 150, { timeoutMs: 10_000 });
     server.stallFor(2000);
     run.markEvent("fault injected", { action: "server stalls 2 s" });
-    await waitFor("requests to pile up in the stall", () => run.inFlight >= 20, 10_000);
-    await waitFor("the stall to end and answers to flow", () => run.inFlight < 5, 10_000);
+    await eventually("requests to pile up in the stall", () => run.inFlight >= 20, { timeoutMs: 10_000 });
+    await eventually("the stall to end and answers to flow", () => run.inFlight < 5, { timeoutMs: 10_000 });
     run.markEvent("fault healed");
     const result = await run.result;
     return {

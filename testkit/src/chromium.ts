@@ -1,12 +1,13 @@
 // Debian's Chromium for the report test: installed with apt-get when missing and running as root,
-// otherwise a clear error that says how. The npm packages' own browser downloads do not work here.
+// otherwise a clear error that says how. Debian's package needs no download from a browser vendor's CDN,
+// which the npm packages' own installers do.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 import { childEnv } from "./env.ts";
 
-// Without the background-networking flags Chromium keeps dialling Google's hosts, which this
-// machine's closed network refuses.
+// Without the background-networking flags Chromium keeps dialling Google's hosts, which a closed network
+// refuses.
 const FLAGS = [
   "--no-sandbox",
   "--disable-gpu",

@@ -18,25 +18,12 @@ import type { InboundEvent } from "@orderflow/messaging";
 import amqp, { type ConsumeMessage } from "amqplib";
 import pg from "pg";
 import { expect } from "vitest";
+import { eventually } from "./eventually.ts";
+import { openConfirmedPublisher } from "./publisher.ts";
 
 export const EXCHANGE = "orderflow.events";
 
 export const runId = () => randomUUID().slice(0, 8);
-
-/** Polls until `check` returns a value, or fails after the deadline (never a fixed sleep). */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 export async function api(
   base: string,
@@ -72,7 +59,7 @@ export const serviceReady = (service: ServiceName, base: string, timeoutMs = 60_
         (r) => (r.ok ? true : undefined),
         () => undefined,
       ),
-    timeoutMs,
+    { timeoutMs, intervalMs: 100 },
   );
 
 /** A pool on a service's database as the admin (reads what the APIs claim, deletes what tests left). */
@@ -167,10 +154,11 @@ export async function inRolledBack(pool: pg.Pool, fn: (tx: SqlTx) => Promise<voi
 /** A message as the broker delivered it. */
 export type WireMessage = ConsumeMessage;
 
+/** A plain channel as the broker admin, for reading what went on the wire. */
 async function openAdminChannel(stack: Stack) {
   const model = await amqp.connect(amqpUrls(stack)[0] as string);
   model.on("error", () => {}); // a node stopped under the test must not crash the test process
-  const ch = await model.createConfirmChannel();
+  const ch = await model.createChannel();
   return { model, ch };
 }
 
@@ -231,26 +219,24 @@ export async function openService(spec: ServiceSpec): Promise<ServiceUnderTest> 
   const url = serviceBase(stack, spec.service);
   await serviceReady(spec.service, url);
   const db = adminPool(stack, spec.service);
-  const { model, ch } = await openAdminChannel(stack);
-  await ch.checkQueue(spec.queue); // the default exchange drops a message for a queue that is not there
+  const publisher = await openConfirmedPublisher(amqpUrls(stack), { name: `test ${spec.service}` });
   const created = { orders: new Set<string>(), keys: new Set<string>() };
+  // To the default exchange: to the work queue named by the routing key, and to no other service. The
+  // publish is mandatory, so a queue that is not there is an error, not a silent drop.
   const send = (s: Sent) =>
-    new Promise<void>((resolve, reject) =>
-      ch.publish(
-        "", // the default exchange: to the work queue named by the routing key, and to no other service
-        spec.queue,
-        Buffer.from(JSON.stringify(s.payload)),
-        amqpProperties({
-          messageId: s.messageId,
-          type: s.type,
-          schemaVersion: currentVersion(s.type),
-          correlationId: s.correlationId,
-          causationId: s.messageId, // the first message of its saga, as far as the service can tell
-          timestamp: Date.now(),
-        }),
-        (err) => (err ? reject(new Error(`broker nacked ${s.type} ${s.messageId}`)) : resolve()),
-      ),
-    );
+    publisher.publish({
+      exchange: "",
+      routingKey: spec.queue,
+      body: Buffer.from(JSON.stringify(s.payload)),
+      properties: amqpProperties({
+        messageId: s.messageId,
+        type: s.type,
+        schemaVersion: currentVersion(s.type),
+        correlationId: s.correlationId,
+        causationId: s.messageId, // the first message of its saga, as far as the service can tell
+        timestamp: Date.now(),
+      }),
+    });
   const deleteRows = ({ table, column }: Rows, keys: Set<string>) =>
     db.query(`DELETE FROM ${table} WHERE ${column} = ANY($1::text[])`, [[...keys]]);
   return {
@@ -268,8 +254,7 @@ export async function openService(spec: ServiceSpec): Promise<ServiceUnderTest> 
     },
     redeliver: send,
     async close() {
-      await ch.close().catch(() => {});
-      await model.close().catch(() => {});
+      await publisher.close();
       await deleteRows(spec.cleanup.orders, created.orders);
       await deleteRows(spec.cleanup.keys, created.keys);
       await db.end();
@@ -338,7 +323,7 @@ export async function tapReplies(svc: ServiceUnderTest, routingKeys: readonly st
       eventually(
         `a reply on the wire with x-causation-id ${causationId}`,
         async () => seen.find((m) => m.properties.headers?.["x-causation-id"] === causationId),
-        timeoutMs,
+        { timeoutMs, intervalMs: 100 },
       ),
     async close() {
       await ch.deleteQueue(queue).catch(() => {});

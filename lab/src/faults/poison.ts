@@ -2,7 +2,8 @@
 // as no producer of ours would send them. Shared by the poison-messages scenario and the control
 // service's `publish-poison` fault, so both inject exactly the same four messages.
 import { amqpUrls, type ChaosEvent, infrastructureParts, type Stack } from "@orderflow/infra";
-import amqp from "amqplib";
+import { type OutgoingMessage, withConfirmedPublisher } from "@orderflow/testkit/publisher.ts";
+import type amqp from "amqplib";
 import { type FaultAction, FaultRequestError } from "./book.ts";
 import type { DockerFaultAction } from "./docker-actions.ts";
 
@@ -31,19 +32,6 @@ const poisons = (tag: string): Poison[] => [
 export const POISON_QUEUES = ["inventory.order-events", "points.order-events"] as const;
 export const POISONS_PER_QUEUE = 4;
 
-/** The first node that takes a connection: one node down must not stop the injection. */
-async function connect(urls: readonly string[]): Promise<amqp.ChannelModel> {
-  let last: unknown;
-  for (const url of urls) {
-    try {
-      return await amqp.connect(url, { timeout: 5_000 });
-    } catch (e) {
-      last = e;
-    }
-  }
-  throw last instanceof Error ? last : new Error("no broker node takes a connection");
-}
-
 /** Publishes the four poisons into each queue (default: both work queues); returns how many. */
 export function publishPoison(
   s: Stack,
@@ -59,24 +47,27 @@ export async function publishPoisonTo(
   tag: string,
   queues: readonly string[] = POISON_QUEUES,
 ): Promise<number> {
-  const conn = await connect(urls);
-  try {
-    const ch = await conn.createConfirmChannel();
-    let n = 0;
-    for (const q of queues)
-      for (const p of poisons(`${tag}-${q}`)) {
-        ch.sendToQueue(q, Buffer.from(p.content), {
-          persistent: true,
-          contentType: "application/json",
-          ...p.options,
-        });
-        n++;
-      }
-    await ch.waitForConfirms();
-    return n;
-  } finally {
-    await conn.close();
-  }
+  // Straight into each queue through the default exchange; a poison without a message id goes out
+  // without one (the publisher leaves an empty id off).
+  const messages: OutgoingMessage[] = queues.flatMap((q) =>
+    poisons(`${tag}-${q}`).map((p) => ({
+      exchange: "",
+      routingKey: q,
+      body: Buffer.from(p.content),
+      properties: {
+        persistent: true,
+        contentType: "application/json",
+        ...p.options,
+        messageId: p.options.messageId ?? "",
+      },
+    })),
+  );
+  // The publisher fails over to the next node: one node down must not stop the injection.
+  await withConfirmedPublisher(urls, (pub) => pub.publishAll(messages), {
+    name: "fault lab: publish-poison",
+    connectTimeoutMs: 10_000,
+  });
+  return messages.length;
 }
 
 const USAGE = `publish-poison <${POISON_QUEUES.join("|")}|all>  malformed and unknown messages into work queues`;

@@ -3,7 +3,7 @@
 // with the same message id and body, exactly as the relay built them (packages/outbox toMessage).
 import { adminUrl, amqpUrls, databaseName, type Stack } from "@orderflow/infra";
 import { CLAIMED_COLUMNS, type ClaimedRecord, toClaimedRow, toMessage } from "@orderflow/outbox";
-import amqp from "amqplib";
+import { withConfirmedPublisher } from "@orderflow/testkit/publisher.ts";
 import pg from "pg";
 
 /** Re-publishes the `count` newest order.created rows already sent; returns how many the broker confirmed. */
@@ -23,16 +23,10 @@ export async function republishSentOrders(s: Stack, count: number): Promise<numb
   } finally {
     await client.end();
   }
-  const conn = await amqp.connect(amqpUrls(s, "admin")[0] as string);
-  try {
-    const ch = await conn.createConfirmChannel();
-    for (const r of rows) {
-      const m = toMessage(toClaimedRow(r));
-      ch.publish(m.exchange, m.routingKey, m.body, m.properties);
-    }
-    await ch.waitForConfirms();
-    return rows.length;
-  } finally {
-    await conn.close();
-  }
+  await withConfirmedPublisher(
+    amqpUrls(s, "admin"),
+    (p) => p.publishAll(rows.map((r) => toMessage(toClaimedRow(r)))),
+    { name: "fault lab: duplicate-publish" },
+  );
+  return rows.length;
 }

@@ -2,13 +2,13 @@
 // and a failure in a batch is split so that only the failing message is retried.
 
 import type { RunTransaction, SqlTx } from "@orderflow/db";
+import { waitFor } from "@orderflow/infra";
 import { describe, expect, it } from "vitest";
 import { type BatchHandlers, type Handlers, TransientError } from "../src/index.ts";
 import { effectHandlers, startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { recordEffect } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
 import { consumerSuite } from "./helpers/suite.ts";
-import { waitFor } from "./helpers/wait.ts";
 
 const suite = consumerSuite("batching");
 const { s, running } = suite;

@@ -1,13 +1,12 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { amqpUrls, openStack } from "@orderflow/infra";
+import { amqpUrls, openStack, waitFor } from "@orderflow/infra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AdminBroker, openAdminBroker, purgeAll } from "./helpers/broker.ts";
 import { startTestConsumer, type TestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
-import { waitFor } from "./helpers/wait.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "../../..");

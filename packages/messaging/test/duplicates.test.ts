@@ -1,5 +1,5 @@
 import type { RunTransaction } from "@orderflow/db";
-import { amqpUrls } from "@orderflow/infra";
+import { amqpUrls, waitFor } from "@orderflow/infra";
 import amqp from "amqplib";
 import { describe, expect, it } from "vitest";
 import type { Handlers } from "../src/index.ts";
@@ -7,7 +7,6 @@ import { startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { recordEffect } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
 import { consumerSuite } from "./helpers/suite.ts";
-import { waitFor } from "./helpers/wait.ts";
 
 const suite = consumerSuite("duplicates");
 const { s, running } = suite;

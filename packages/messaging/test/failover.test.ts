@@ -5,6 +5,7 @@ import {
   openStack,
   startBrokerNode,
   stopBrokerNode,
+  waitFor,
 } from "@orderflow/infra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBrokerConnection, createConfirmPublisher, publishEvent } from "../src/index.ts";
@@ -12,7 +13,6 @@ import { type AdminBroker, openAdminBroker, purgeAll } from "./helpers/broker.ts
 import { startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
-import { waitFor } from "./helpers/wait.ts";
 
 const s = openStack();
 const N = s.layout.rabbitmq.nodes.length;

@@ -1,7 +1,7 @@
 // Messages a careless or hostile publisher can send: each is parked with its reason (or applied once,
 // when legitimate), never retried forever and never dropped on a cache's word.
 import { randomUUID } from "node:crypto";
-import { redisUrl } from "@orderflow/infra";
+import { redisUrl, waitFor } from "@orderflow/infra";
 import fc from "fast-check";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
@@ -10,7 +10,6 @@ import { startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { recordEffect } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
 import { consumerSuite } from "./helpers/suite.ts";
-import { waitFor } from "./helpers/wait.ts";
 
 const suite = consumerSuite("hostile");
 const { s, running } = suite;

@@ -1,11 +1,10 @@
-import { openStack } from "@orderflow/infra";
+import { openStack, waitFor } from "@orderflow/infra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupInbox, type Handlers } from "../src/index.ts";
 import { type AdminBroker, openAdminBroker, purgeAll } from "./helpers/broker.ts";
 import { startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { createTestDatabase, recordEffect, type TestDatabase } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
-import { waitFor } from "./helpers/wait.ts";
 
 const s = openStack();
 let db: TestDatabase;

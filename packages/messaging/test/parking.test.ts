@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { amqpUrls } from "@orderflow/infra";
+import { amqpUrls, waitFor } from "@orderflow/infra";
 import { describe, expect, it } from "vitest";
 import {
   createBrokerConnection,
@@ -14,7 +14,6 @@ import { startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { recordEffect } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
 import { consumerSuite } from "./helpers/suite.ts";
-import { waitFor } from "./helpers/wait.ts";
 
 const suite = consumerSuite("parking");
 const { s, running } = suite;

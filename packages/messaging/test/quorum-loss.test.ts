@@ -1,4 +1,4 @@
-import { amqpUrls, killBrokerNode, leaderOf, openStack, startWholeBroker } from "@orderflow/infra";
+import { amqpUrls, killBrokerNode, leaderOf, openStack, startWholeBroker, waitFor } from "@orderflow/infra";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   createBrokerConnection,
@@ -9,7 +9,6 @@ import {
 import { openAdminBroker, purgeAll } from "./helpers/broker.ts";
 import { WORK_QUEUE } from "./helpers/consumer.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
-import { waitFor } from "./helpers/wait.ts";
 
 const s = openStack();
 const N = s.layout.rabbitmq.nodes.length;

@@ -1,11 +1,10 @@
-import { openStack, redisUrl, startRedisServer, stopRedisServer } from "@orderflow/infra";
+import { openStack, redisUrl, startRedisServer, stopRedisServer, waitFor } from "@orderflow/infra";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisDedupCache, type DedupCache } from "../src/index.ts";
 import { type AdminBroker, openAdminBroker, purgeAll } from "./helpers/broker.ts";
 import { startTestConsumer, type TestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
-import { waitFor } from "./helpers/wait.ts";
 
 const s = openStack();
 let db: TestDatabase;

@@ -1,7 +1,7 @@
 // A retry tier is a quorum queue whose messages dead-letter back to the work queue when their TTL
 // runs out (at-least-once dead-lettering). A message waiting there when the whole broker stops must
 // still come back after the restart, and be applied once: nothing else would ever deliver it again.
-import { startWholeBroker, stopWholeBroker } from "@orderflow/infra";
+import { startWholeBroker, stopWholeBroker, waitFor } from "@orderflow/infra";
 import { describe, expect, it } from "vitest";
 import { type Handlers, TransientError } from "../src/index.ts";
 import { openAdminBroker } from "./helpers/broker.ts";
@@ -9,7 +9,6 @@ import { startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { recordEffect } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
 import { consumerSuite } from "./helpers/suite.ts";
-import { waitFor } from "./helpers/wait.ts";
 
 const suite = consumerSuite("retry-restart");
 const { s, running } = suite;

@@ -1,4 +1,5 @@
 import { pgTransaction, type RunTransaction } from "@orderflow/db";
+import { waitFor } from "@orderflow/infra";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { type Handlers, PARK_HEADERS, parkingQueue, TransientError } from "../src/index.ts";
@@ -6,7 +7,6 @@ import { startTestConsumer, WORK_QUEUE } from "./helpers/consumer.ts";
 import { recordEffect } from "./helpers/db.ts";
 import { buildOrderCreated } from "./helpers/factories.ts";
 import { consumerSuite } from "./helpers/suite.ts";
-import { waitFor } from "./helpers/wait.ts";
 
 const suite = consumerSuite("retry");
 const { s, running } = suite;

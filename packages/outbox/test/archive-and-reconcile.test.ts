@@ -1,5 +1,6 @@
 import { pgTransaction } from "@orderflow/db";
 import { silentLogger } from "@orderflow/logging";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -17,7 +18,6 @@ import {
   enqueueMany,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   ROUTED_QUEUE,
   statusCounts,
   type TestDb,
@@ -70,7 +70,7 @@ describe("retention and reconciliation", () => {
       }
     })();
     try {
-      await pollUntil("the relay publishing", () => counter.distinct() > 20);
+      await eventually("the relay publishing", () => counter.distinct() > 20);
       const sentBefore = counter.distinct();
       const result = await archiver.runOnce();
       const sentDuring = counter.distinct() - sentBefore;
@@ -85,7 +85,7 @@ describe("retention and reconciliation", () => {
       expect(left.rows[0].n).toBe(200);
       // The relay kept publishing while the archiver worked, and everything it was given got out.
       expect(sentDuring).toBeGreaterThan(0);
-      await pollUntil("every written row delivered", () => written.every((id) => counter.published.has(id)));
+      await eventually("every written row delivered", () => written.every((id) => counter.published.has(id)));
       expect(counter.duplicates()).toEqual([]);
       expect((await registry.getSingleMetric("outbox_archived_total")?.get())?.values[0]?.value).toBe(3_500);
 
@@ -137,7 +137,7 @@ describe("retention and reconciliation", () => {
       const stale = await registry.getSingleMetric("outbox_stale_sent")?.get();
       expect(stale?.values[0]?.value).toBe(2);
       expect(await reconciler.runOnce()).toBe(2);
-      await pollUntil("both republished", () => counter.distinct() === 2);
+      await eventually("both republished", () => counter.distinct() === 2);
       expect([...counter.published.keys()].sort()).toEqual([stale1, stale2].sort());
       expect(logged.map((l) => l.messageId).sort()).toEqual([stale1, stale2].sort());
       expect((await registry.getSingleMetric("outbox_republished_total")?.get())?.values[0]?.value).toBe(2);

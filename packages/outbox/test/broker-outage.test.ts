@@ -1,5 +1,6 @@
 import { pgTransaction } from "@orderflow/db";
 import { startWholeBroker, stopWholeBroker } from "@orderflow/infra";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRelay, enqueue } from "../src/index.ts";
 import {
@@ -8,7 +9,6 @@ import {
   countDeliveries,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   ROUTED_QUEUE,
   statusCounts,
   type TestDb,
@@ -71,7 +71,7 @@ describe("the whole broker down", () => {
     }, 500);
 
     try {
-      await pollUntil(
+      await eventually(
         "some rows sent before the outage",
         async () => ((await statusCounts(db.pool))[1] ?? 0) > 50,
       );
@@ -88,7 +88,7 @@ describe("the whole broker down", () => {
       await new Promise((r) => setTimeout(r, 2_000));
       writing = false;
       await writer;
-      await pollUntil(
+      await eventually(
         "every committed row sent",
         async () => {
           const c = await statusCounts(db.pool);
@@ -96,7 +96,7 @@ describe("the whole broker down", () => {
         },
         { timeoutMs: 90_000, intervalMs: 100 },
       );
-      await pollUntil("every row delivered", () => counter.distinct() === committed, { timeoutMs: 60_000 });
+      await eventually("every row delivered", () => counter.distinct() === committed, { timeoutMs: 60_000 });
       // The backlog built during the outage: when its last row was confirmed and marked.
       const backlog = await db.pool.query<{ last_sent: Date }>(
         "SELECT max(sent_at) AS last_sent FROM outbox WHERE created_at < $1",

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { pgTransaction } from "@orderflow/db";
 import { silentLogger } from "@orderflow/logging";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRelay, enqueue, type Relay } from "../src/index.ts";
@@ -11,7 +12,6 @@ import {
   enqueueMany,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   publishAnswers,
   ROUTED_QUEUE,
   statusCounts,
@@ -56,10 +56,10 @@ describe("no row is published twice in the normal path", () => {
         }
       });
       await Promise.all(writers);
-      await pollUntil("every row confirmed and marked", async () => (await statusCounts(db.pool))[1] === n, {
+      await eventually("every row confirmed and marked", async () => (await statusCounts(db.pool))[1] === n, {
         timeoutMs: 60_000,
       });
-      await pollUntil("every row delivered", () => counter.distinct() === n, { timeoutMs: 30_000 });
+      await eventually("every row delivered", () => counter.distinct() === n, { timeoutMs: 30_000 });
       expect(answers.unexplained(counter.duplicates())).toEqual([]);
       expect(new Set(counter.published.keys())).toEqual(new Set(ids));
       // Both paths really competed for the rows (otherwise the race proves nothing).
@@ -104,7 +104,7 @@ describe("no row is published twice in the normal path", () => {
     const t0 = Date.now();
     relay.start();
     try {
-      await pollUntil("every row marked sent", async () => (await statusCounts(db.pool))[1] === n, {
+      await eventually("every row marked sent", async () => (await statusCounts(db.pool))[1] === n, {
         timeoutMs: 120_000,
         intervalMs: 50,
       });
@@ -113,7 +113,7 @@ describe("no row is published twice in the normal path", () => {
         `one relay: ${n} rows published and marked in ${seconds.toFixed(2)} s (${Math.round(n / seconds)} rows/s); ` +
           `unconfirmed publishes: ${answers.summary()}`,
       );
-      await pollUntil("every row delivered", () => counter.distinct() === n, { timeoutMs: 60_000 });
+      await eventually("every row delivered", () => counter.distinct() === n, { timeoutMs: 60_000 });
       expect(answers.unexplained(counter.duplicates())).toEqual([]);
     } finally {
       await relay.stop();
@@ -154,12 +154,12 @@ describe("no row is published twice in the normal path", () => {
     const t0 = Date.now();
     for (const r of relays) r.relay.start();
     try {
-      await pollUntil("every row marked sent", async () => (await statusCounts(db.pool))[1] === n, {
+      await eventually("every row marked sent", async () => (await statusCounts(db.pool))[1] === n, {
         timeoutMs: 120_000,
         intervalMs: 100,
       });
       const seconds = (Date.now() - t0) / 1000;
-      await pollUntil("every row delivered", () => counter.distinct() === n, { timeoutMs: 60_000 });
+      await eventually("every row delivered", () => counter.distinct() === n, { timeoutMs: 60_000 });
       console.log(
         `three relays: ${n} rows published and marked in ${seconds.toFixed(2)} s (${Math.round(n / seconds)} rows/s); ` +
           `unconfirmed publishes: ${answers.summary()}`,

@@ -1,5 +1,6 @@
 import { pgTransaction } from "@orderflow/db";
 import { silentLogger } from "@orderflow/logging";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboxMetrics, createRelay, enqueue } from "../src/index.ts";
@@ -8,7 +9,6 @@ import {
   countDeliveries,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   ROUTED_QUEUE,
   statusCounts,
   type TestDb,
@@ -55,7 +55,7 @@ describe("time in outbox", () => {
         );
       }
       await Promise.all(inflight);
-      await pollUntil("every row sent", async () => (await statusCounts(db.pool))[1] === ids.length, {
+      await eventually("every row sent", async () => (await statusCounts(db.pool))[1] === ids.length, {
         timeoutMs: 60_000,
       });
       const r = await db.pool.query<{ p50: number; p90: number; p99: number; max: number }>(
@@ -74,7 +74,7 @@ describe("time in outbox", () => {
           `p90 ${l?.p90.toFixed(1)} p99 ${l?.p99.toFixed(1)} max ${l?.max.toFixed(1)}; histogram count ${count}`,
       );
       expect(count).toBe(ids.length);
-      await pollUntil("every row delivered", () => counter.distinct() === ids.length);
+      await eventually("every row delivered", () => counter.distinct() === ids.length);
       expect(counter.duplicates()).toEqual([]);
     } finally {
       await relay.stop();

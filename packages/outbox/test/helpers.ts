@@ -1,6 +1,6 @@
 // Test fixtures over the real local stack: a fresh database per test file (migrated with the package's
-// own migrations), an admin consumer that counts deliveries per message id at the broker, polling with
-// a deadline, and small data factories.
+// own migrations), an admin consumer that counts deliveries per message id at the broker, and small data
+// factories.
 import { spawn as spawnChild } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import net from "node:net";
@@ -23,29 +23,6 @@ export const EXCHANGE = "orderflow.events";
 /** order.created is bound to inventory.order-events only. */
 export const ROUTED_KEY = "order.created";
 export const ROUTED_QUEUE = "inventory.order-events";
-
-/** Polls `check` until it returns a truthy value; fails with `what` after the deadline. */
-export async function pollUntil<T>(
-  what: string,
-  check: () => Promise<T> | T,
-  { timeoutMs = 30_000, intervalMs = 50 } = {},
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v as NonNullable<T>;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`,
-      );
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
 
 export interface TestDb {
   url: string;

@@ -1,5 +1,6 @@
 import { pgTransaction } from "@orderflow/db";
 import { amqpUrls, killBrokerNode, listQueues, startBrokerNode } from "@orderflow/infra";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRelay, enqueue } from "../src/index.ts";
 import {
@@ -8,7 +9,6 @@ import {
   countDeliveries,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   ROUTED_QUEUE,
   stack,
   statusCounts,
@@ -67,7 +67,7 @@ describe("a broker node dying", () => {
     })();
     let killedAt = 0;
     try {
-      await pollUntil(
+      await eventually(
         "a flow of confirms before the kill",
         async () => ((await statusCounts(db.pool))[1] ?? 0) > 200,
       );
@@ -76,13 +76,13 @@ describe("a broker node dying", () => {
       );
       killedAt = Date.now();
       await killBrokerNode(leader);
-      await pollUntil("confirms again after the kill", () => confirmTimes.some((t) => t > killedAt + 500), {
+      await eventually("confirms again after the kill", () => confirmTimes.some((t) => t > killedAt + 500), {
         timeoutMs: 60_000,
       });
       await new Promise((r) => setTimeout(r, 3_000)); // keep the flow going on the new leader
       writing = false;
       await writer;
-      await pollUntil(
+      await eventually(
         "every committed row sent",
         async () => {
           const c = await statusCounts(db.pool);
@@ -90,7 +90,7 @@ describe("a broker node dying", () => {
         },
         { timeoutMs: 60_000 },
       );
-      await pollUntil("every row delivered", () => counter.distinct() === committed, { timeoutMs: 60_000 });
+      await eventually("every row delivered", () => counter.distinct() === committed, { timeoutMs: 60_000 });
 
       // The stall: the longest gap between two confirmed batches from just before the kill on.
       const around = confirmTimes.filter((t) => t > killedAt - 1_000);

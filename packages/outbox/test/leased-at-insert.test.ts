@@ -1,5 +1,6 @@
 import { pgTransaction } from "@orderflow/db";
 import { silentLogger } from "@orderflow/logging";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ClaimStrategy, createRelay, insertLeasedRows, leasedClaim, outboxRow } from "../src/index.ts";
 import {
@@ -7,7 +8,6 @@ import {
   countDeliveries,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   ROUTED_QUEUE,
   type TestDb,
 } from "./helpers.ts";
@@ -64,9 +64,9 @@ describe("rows written already leased to the fast path", () => {
       expect((await row(rows[0]?.messageId as string))?.due).toBe(false);
       relay.publishLeased(rows);
       for (const r of rows) {
-        await pollUntil("each row marked sent", async () => (await row(r.messageId))?.status === 1);
+        await eventually("each row marked sent", async () => (await row(r.messageId))?.status === 1);
       }
-      await pollUntil("three deliveries", () => counter.total() === 3);
+      await eventually("three deliveries", () => counter.total() === 3);
       expect(calls.byIds).toBe(0);
       expect(counter.duplicates()).toEqual([]);
       expect((await row(rows[2]?.messageId as string))?.attempts).toBe(1);
@@ -123,11 +123,13 @@ describe("rows written already leased to the fast path", () => {
       const [leased] = await writeLeased(30_000);
       const id = leased?.messageId as string;
       relay.publishLeased([leased as NonNullable<typeof leased>]);
-      await pollUntil("the lease released", async () => (await row(id))?.due === true, { timeoutMs: 10_000 });
+      await eventually("the lease released", async () => (await row(id))?.due === true, {
+        timeoutMs: 10_000,
+      });
       relay.start();
       // Well inside the 30 s lease: only a released row can be swept this soon.
-      await pollUntil("the swept row at the broker", () => counter.published.has(id), { timeoutMs: 10_000 });
-      await pollUntil("the swept row marked sent", async () => (await row(id))?.status === 1, {
+      await eventually("the swept row at the broker", () => counter.published.has(id), { timeoutMs: 10_000 });
+      await eventually("the swept row marked sent", async () => (await row(id))?.status === 1, {
         timeoutMs: 10_000,
       });
     } finally {
@@ -157,14 +159,14 @@ describe("rows written already leased to the fast path", () => {
       await publisher.waitUntilConnected(10_000);
       const first = await writeLeased(30_000);
       relay.publishLeased(first);
-      await pollUntil("the first row at the broker", () =>
+      await eventually("the first row at the broker", () =>
         counter.published.has(first[0]?.messageId as string),
       );
       const queued = await writeLeased(30_000, 2);
       relay.publishLeased(queued);
       const stopping = relay.stop(5_000);
       for (const r of queued) {
-        await pollUntil("the queued row released", async () => (await row(r.messageId))?.due === true, {
+        await eventually("the queued row released", async () => (await row(r.messageId))?.due === true, {
           timeoutMs: 10_000,
         });
         expect((await row(r.messageId))?.status).toBe(0);
@@ -172,7 +174,7 @@ describe("rows written already leased to the fast path", () => {
       expect(counter.published.has(queued[0]?.messageId as string)).toBe(false);
       unblock();
       await stopping;
-      await pollUntil(
+      await eventually(
         "the first row marked sent",
         async () => (await row(first[0]?.messageId as string))?.status === 1,
       );

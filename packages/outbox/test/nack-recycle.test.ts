@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { pgTransaction } from "@orderflow/db";
 import { silentLogger } from "@orderflow/logging";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRelay, enqueue } from "../src/index.ts";
 import {
@@ -10,7 +11,6 @@ import {
   EXCHANGE,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   ROUTED_QUEUE,
   type TestDb,
   withAdminChannel,
@@ -69,13 +69,13 @@ describe("nacks", () => {
     try {
       const id = await pgTransaction(db.pool, (tx) => enqueue(tx, buildEvent({ eventType: FULL_KEY })));
       relay.afterCommit([id]);
-      await pollUntil("the row nacked twice", () => nacks >= 2);
+      await eventually("the row nacked twice", () => nacks >= 2);
       expect(await rows([id])).toEqual([{ status: 0, attempts: 0, last_error: null }]);
       await makeQueue(false);
-      await pollUntil("the row sent", async () => (await rows([id]))[0]?.status === 1);
+      await eventually("the row sent", async () => (await rows([id]))[0]?.status === 1);
       // The confirmed publish is its only attempt.
       expect(await rows([id])).toEqual([{ status: 1, attempts: 1, last_error: null }]);
-      await pollUntil("the message in the queue", async () => {
+      await eventually("the message in the queue", async () => {
         const q = await withAdminChannel((ch) => ch.checkQueue(FULL_QUEUE));
         return q.messageCount === 1;
       });
@@ -110,7 +110,7 @@ describe("nacks", () => {
         return out;
       });
       relay.afterCommit(ids);
-      await pollUntil("the publisher recycled after the run of nacks", () =>
+      await eventually("the publisher recycled after the run of nacks", () =>
         lost.some((r) => r.includes("run of nacks")),
       );
       const during = await rows(ids);
@@ -118,14 +118,14 @@ describe("nacks", () => {
       // Normal traffic still flows through the fresh connection.
       const ok = await pgTransaction(db.pool, (tx) => enqueue(tx, buildEvent()));
       relay.afterCommit([ok]);
-      await pollUntil("a routable event delivered after the recycle", () => counter.published.has(ok));
+      await eventually("a routable event delivered after the recycle", () => counter.published.has(ok));
       // The queue accepts again: the held rows go out, none failed.
       await makeQueue(false);
-      await pollUntil("the held rows sent", async () => (await rows(ids)).every((r) => r.status === 1), {
+      await eventually("the held rows sent", async () => (await rows(ids)).every((r) => r.status === 1), {
         timeoutMs: 30_000,
       });
       // The broker's message count lags behind its confirms: wait for the number, never read it once.
-      await pollUntil("all 8 held rows in the queue", async () => {
+      await eventually("all 8 held rows in the queue", async () => {
         const q = await withAdminChannel((ch) => ch.checkQueue(FULL_QUEUE));
         return q.messageCount === 8;
       });

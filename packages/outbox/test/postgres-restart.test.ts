@@ -1,5 +1,6 @@
 import { pgTransaction } from "@orderflow/db";
 import { restartPostgresServer } from "@orderflow/infra";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { createRelay, enqueue } from "../src/index.ts";
 import {
@@ -8,7 +9,6 @@ import {
   countDeliveries,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   ROUTED_QUEUE,
   statusCounts,
   type TestDb,
@@ -53,18 +53,18 @@ describe("the database blipping", () => {
       }
     })();
     try {
-      await pollUntil("a flow before the restart", async () => ((await statusCounts(db.pool))[1] ?? 0) > 50);
+      await eventually("a flow before the restart", async () => ((await statusCounts(db.pool))[1] ?? 0) > 50);
       await restartPostgresServer();
-      await pollUntil("writes committing again", () => committed.length > 0 && failedWrites > 0, {
+      await eventually("writes committing again", () => committed.length > 0 && failedWrites > 0, {
         timeoutMs: 30_000,
       });
       const after = committed.length;
-      await pollUntil("more writes after the restart", () => committed.length > after + 50, {
+      await eventually("more writes after the restart", () => committed.length > after + 50, {
         timeoutMs: 30_000,
       });
       writing = false;
       await writer;
-      await pollUntil(
+      await eventually(
         "every committed row sent",
         async () => (await statusCounts(db.pool))[1] === committed.length,
         {
@@ -72,7 +72,7 @@ describe("the database blipping", () => {
           intervalMs: 200,
         },
       );
-      await pollUntil("every committed row delivered", () =>
+      await eventually("every committed row delivered", () =>
         committed.every((id) => counter.published.has(id)),
       );
       console.log(

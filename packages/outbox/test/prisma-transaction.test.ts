@@ -6,6 +6,7 @@ import { silentLogger } from "@orderflow/logging";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import type { SqlTx } from "@orderflow/db";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRelay, enqueue, markDone, withOutbox } from "../src/index.ts";
@@ -14,7 +15,6 @@ import {
   countDeliveries,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   ROUTED_QUEUE,
   type TestDb,
 } from "./helpers.ts";
@@ -73,7 +73,7 @@ describe("the outbox in a Prisma interactive transaction", () => {
         await tx.order.create({ data: { id: event.aggregateId, total: 1999 } });
         return add(event);
       });
-      await pollUntil("the event at the broker", () => counter.published.has(id));
+      await eventually("the event at the broker", () => counter.published.has(id));
       const row = await prisma.outbox.findUnique({ where: { messageId: id } });
       expect(row).toMatchObject({
         eventType: "order.created",
@@ -81,7 +81,7 @@ describe("the outbox in a Prisma interactive transaction", () => {
         payload: event.payload,
         headers: { correlationId: event.correlationId, traceparent: event.traceparent },
       });
-      await pollUntil(
+      await eventually(
         "marked sent",
         async () => (await prisma.outbox.findUnique({ where: { messageId: id } }))?.status === 1,
       );

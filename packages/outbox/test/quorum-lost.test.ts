@@ -1,5 +1,6 @@
 import { pgTransaction } from "@orderflow/db";
 import { killBrokerNode, startBrokerNode } from "@orderflow/infra";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboxMetrics, createRelay, enqueue } from "../src/index.ts";
@@ -9,7 +10,6 @@ import {
   countDeliveries,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   ROUTED_QUEUE,
   stack,
   statusCounts,
@@ -57,20 +57,20 @@ describe("quorum lost", () => {
     })();
     let killed = false;
     try {
-      await pollUntil("a flow before the fault", async () => ((await statusCounts(db.pool))[1] ?? 0) > 20);
+      await eventually("a flow before the fault", async () => ((await statusCounts(db.pool))[1] ?? 0) > 20);
       await killBrokerNode(second);
       await killBrokerNode(third);
       killed = true;
       const lostAt = Date.now();
       // Hold the fault until the relay has met the silence (confirm timeouts) several times.
-      await pollUntil(
+      await eventually(
         "the relay to meet the silence",
         async () =>
           ((await registry.getSingleMetric("outbox_broker_unavailable_total")?.get())?.values[0]?.value ??
             0) >= 2,
         { timeoutMs: 60_000, intervalMs: 200 },
       );
-      await pollUntil("a backlog to build", async () => ((await statusCounts(db.pool))[0] ?? 0) > 250, {
+      await eventually("a backlog to build", async () => ((await statusCounts(db.pool))[0] ?? 0) > 250, {
         timeoutMs: 60_000,
       });
       const during = await db.pool.query<{ max_attempts: number; failed: number }>(
@@ -88,7 +88,7 @@ describe("quorum lost", () => {
       killed = false;
       writing = false;
       await writer;
-      await pollUntil(
+      await eventually(
         "every committed row sent",
         async () => (await statusCounts(db.pool))[1] === committed,
         {
@@ -97,7 +97,7 @@ describe("quorum lost", () => {
         },
       );
       const drainedAt = Date.now();
-      await pollUntil("every row delivered", () => counter.distinct() === committed, { timeoutMs: 60_000 });
+      await eventually("every row delivered", () => counter.distinct() === committed, { timeoutMs: 60_000 });
       await restarting;
       console.log(
         `quorum lost: ${JSON.stringify({

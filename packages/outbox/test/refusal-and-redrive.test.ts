@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { pgTransaction } from "@orderflow/db";
 import { silentLogger } from "@orderflow/logging";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboxMetrics, createRelay, enqueue, redrive } from "../src/index.ts";
@@ -12,7 +13,6 @@ import {
   EXCHANGE,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   ROUTED_QUEUE,
   type TestDb,
   withAdminChannel,
@@ -51,7 +51,7 @@ describe("messages the broker refuses", () => {
       const event = buildEvent({ eventType: key });
       const id = await pgTransaction(db.pool, (tx) => enqueue(tx, event));
       relay.afterCommit([id]);
-      const failed = await pollUntil("the row to fail", async () => {
+      const failed = await eventually("the row to fail", async () => {
         const r = await rowOf(id);
         return r?.status === 9 ? r : undefined;
       });
@@ -77,8 +77,8 @@ describe("messages the broker refuses", () => {
         const redriven = await redrive(db.pool, { eventType: key }, { metrics });
         expect(redriven).toEqual([id]);
         relay.wake();
-        await pollUntil("the redriven row sent", async () => (await rowOf(id))?.status === 1);
-        await pollUntil("the redriven event delivered", () => counter.published.get(id) === 1);
+        await eventually("the redriven row sent", async () => (await rowOf(id))?.status === 1);
+        await eventually("the redriven event delivered", () => counter.published.get(id) === 1);
         expect((await registry.getSingleMetric("outbox_redriven_total")?.get())?.values[0]?.value).toBe(1);
       } finally {
         await withAdminChannel((ch) => ch.unbindQueue(ROUTED_QUEUE, EXCHANGE, key));
@@ -106,7 +106,7 @@ describe("messages the broker refuses", () => {
         await enqueue(tx, buildEvent()),
       ]);
       relay.start();
-      await pollUntil("the two small ones sent", async () => {
+      await eventually("the two small ones sent", async () => {
         const r = await db.pool.query(
           "SELECT count(*)::int AS n FROM outbox WHERE status = 1 AND message_id = ANY($1)",
           [ids],
@@ -117,7 +117,7 @@ describe("messages the broker refuses", () => {
       // Refused once, waiting for its next attempt a minute later: still pending, not failed.
       expect(big).toMatchObject({ status: 0, attempts: 1 });
       expect(big.last_error).toMatch(/too large/);
-      await pollUntil("two deliveries", () => counter.distinct() === 2);
+      await eventually("two deliveries", () => counter.distinct() === 2);
       expect(counter.published.has(ids[1] as string)).toBe(false);
     } finally {
       await relay.stop();

@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { pgTransaction } from "@orderflow/db";
 import { silentLogger } from "@orderflow/logging";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboxMetrics, createRelay, enqueue } from "../src/index.ts";
@@ -13,7 +14,6 @@ import {
   enqueueMany,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   ROUTED_QUEUE,
   statusCounts,
   type TestDb,
@@ -58,7 +58,7 @@ describe("relay counts", () => {
       // Before the relay starts: only the sweep can take these.
       const swept = await enqueueMany(db.pool, 7);
       relay.start();
-      await pollUntil("the swept rows sent", async () => (await statusCounts(db.pool))[1] === swept.length);
+      await eventually("the swept rows sent", async () => (await statusCounts(db.pool))[1] === swept.length);
       // Then through the fast path, one commit at a time, plus one row no queue is bound to (refused).
       const fast: string[] = [];
       for (let i = 0; i < 5; i++) {
@@ -69,8 +69,8 @@ describe("relay counts", () => {
       const unroutable = buildEvent({ eventType: `order.test-unroutable.${randomUUID().slice(0, 8)}` });
       const refusedId = await pgTransaction(db.pool, (tx) => enqueue(tx, unroutable));
       relay.afterCommit([refusedId]);
-      await pollUntil("the fast rows sent", async () => (await statusCounts(db.pool))[1] === 12);
-      const published = await pollUntil("the refusal counted", async () => {
+      await eventually("the fast rows sent", async () => (await statusCounts(db.pool))[1] === 12);
+      const published = await eventually("the refusal counted", async () => {
         const s = await samples(registry, "outbox_published_total");
         const refused =
           (s.get("outbox_published_total{path=fast-path,outcome=refused}") ?? 0) +
@@ -94,7 +94,7 @@ describe("relay counts", () => {
       // Each confirm took some time, and none anywhere near the confirm timeout on a healthy broker.
       expect(sum).toBeGreaterThan(0);
       expect(sum / 12).toBeLessThan(2);
-      await pollUntil("every confirmed row delivered", () => counter.distinct() === 12);
+      await eventually("every confirmed row delivered", () => counter.distinct() === 12);
     } finally {
       await relay.stop();
       await publisher.close();

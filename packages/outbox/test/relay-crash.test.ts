@@ -1,10 +1,10 @@
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   countDeliveries,
   enqueueMany,
   freePort,
   freshDatabase,
-  pollUntil,
   ROUTED_QUEUE,
   spawnRelay,
   statusCounts,
@@ -34,25 +34,25 @@ describe("a relay process dying mid-flight", () => {
     const first = spawnRelay(env, "packages/outbox/test/fixtures/relay-paused-after-publish.ts");
     let second: ReturnType<typeof spawnRelay> | undefined;
     try {
-      await pollUntil("the relay to pause after the broker confirmed a batch", () =>
+      await eventually("the relay to pause after the broker confirmed a batch", () =>
         first.output().includes("PAUSED after-publish rows=100 confirmed=100"),
       );
       first.child.kill("SIGKILL");
       await first.exited;
       // The batch reached the broker, but nothing was recorded as sent.
-      await pollUntil("the first batch at the broker", () => counter.distinct() === 100);
+      await eventually("the first batch at the broker", () => counter.distinct() === 100);
       expect((await statusCounts(db.pool))[1] ?? 0).toBe(0);
 
       const metricsPort = await freePort();
       second = spawnRelay({ ...env, OUTBOX_METRICS_PORT: String(metricsPort) });
-      await pollUntil(
+      await eventually(
         "every row marked sent after the restart",
         async () => (await statusCounts(db.pool))[1] === n,
         {
           timeoutMs: 60_000,
         },
       );
-      await pollUntil("every message delivered", () => counter.distinct() === n);
+      await eventually("every message delivered", () => counter.distinct() === n);
       const duplicates = counter.duplicates();
       console.log(
         `crash between publish and mark: ${n} delivered, ${duplicates.length} delivered twice (same id)`,

@@ -1,7 +1,8 @@
 // The relay's /metrics is what compose's health check and Prometheus read. Its backlog gauges query the
 // database at each scrape, so a database that goes away must turn the scrape into a 503, not kill the relay.
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort, freshDatabase, pollUntil, spawnRelay, type TestDb } from "./helpers.ts";
+import { freePort, freshDatabase, spawnRelay, type TestDb } from "./helpers.ts";
 
 let db: TestDb | undefined;
 let relay: ReturnType<typeof spawnRelay> | undefined;
@@ -28,7 +29,7 @@ describe("the relay's metrics endpoint", () => {
       OUTBOX_METRICS_PORT: String(port),
       OUTBOX_POLL_MS: "200",
     });
-    const up = await pollUntil("a 200 scrape with the pending gauge", async () => {
+    const up = await eventually("a 200 scrape with the pending gauge", async () => {
       const r = await scrape(port).catch(() => undefined);
       return r?.status === 200 && /^outbox_pending \d+$/m.test(r.body) ? r : undefined;
     });
@@ -36,7 +37,7 @@ describe("the relay's metrics endpoint", () => {
 
     await db.drop();
     db = undefined;
-    const down = await pollUntil("a 503 scrape once the database is gone", async () => {
+    const down = await eventually("a 503 scrape once the database is gone", async () => {
       const r = await scrape(port).catch(() => undefined);
       return r?.status === 503 ? r : undefined;
     });
@@ -46,6 +47,6 @@ describe("the relay's metrics endpoint", () => {
     expect(relay.child.exitCode).toBeNull();
     // The log line travels through the child's stdout, which may arrive after the 503 answer did.
     const child = relay;
-    await pollUntil("the failed scrape logged", () => child.output().includes("metrics.scrape_failed"));
+    await eventually("the failed scrape logged", () => child.output().includes("metrics.scrape_failed"));
   });
 });

@@ -1,5 +1,6 @@
 import { pgTransaction } from "@orderflow/db";
 import { silentLogger } from "@orderflow/logging";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRelay, enqueue, markDone, withOutbox } from "../src/index.ts";
 import {
@@ -7,7 +8,6 @@ import {
   countDeliveries,
   freshDatabase,
   orderPublisher,
-  pollUntil,
   ROUTED_QUEUE,
   type TestDb,
 } from "./helpers.ts";
@@ -58,7 +58,7 @@ describe("writing events in the business transaction", () => {
         (ids) => relay.afterCommit(ids),
         (_tx, add) => add(buildEvent()),
       );
-      await pollUntil("the control event at the broker", () => counter.published.has(control));
+      await eventually("the control event at the broker", () => counter.published.has(control));
 
       const rows = await db.pool.query("SELECT message_id FROM outbox WHERE aggregate_id = $1", [
         event.aggregateId,
@@ -116,11 +116,11 @@ describe("writing events in the business transaction", () => {
         (ids) => relay.afterCommit(ids),
         (_tx, add) => add(event),
       );
-      await pollUntil("the row marked sent", async () => {
+      await eventually("the row marked sent", async () => {
         const r = await db.pool.query("SELECT status FROM outbox WHERE message_id = $1", [id]);
         return r.rows[0]?.status === 1;
       });
-      await pollUntil("the delivery", () => counter.published.has(id));
+      await eventually("the delivery", () => counter.published.has(id));
       expect(Date.now() - t0).toBeLessThan(5_000);
       const m = counter.messages.get(id);
       expect(m?.routingKey).toBe("order.created");

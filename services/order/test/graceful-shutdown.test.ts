@@ -51,7 +51,7 @@ test("SIGTERM of the order service under load exits cleanly and loses no acknowl
       const rows = await finalOrders(saga, acknowledged);
       return rows.length === acknowledged.length ? rows : undefined;
     },
-    90_000,
+    { timeoutMs: 90_000 },
   );
   expect(final.every((o) => o.status === "CONFIRMED")).toBe(true);
 });

@@ -1,15 +1,15 @@
 // Helpers for the saga tests: they run against the services that `pnpm stack up` started and read the
 // three databases as the admin to check what the APIs claim. The generic parts (eventually, api, runId)
-// come from the shared kit, testkit/src/service-kit.ts.
+// come from the shared kit, @orderflow/testkit.
 import { randomUUID } from "node:crypto";
 import { openStack, type ServiceName, type Stack } from "@orderflow/infra";
 import { adminPool, api, serviceBase, serviceReady } from "@orderflow/testkit/service-kit.ts";
 import type pg from "pg";
 
+export { eventually } from "@orderflow/testkit/eventually.ts";
 export {
   adminHeaders,
   api,
-  eventually,
   inboundEvent,
   inRolledBack,
   runId,

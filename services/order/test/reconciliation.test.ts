@@ -1,7 +1,7 @@
 // Reconciliation (对账) repairs an order whose order.created was lost in the broker (purged queue).
 import { randomUUID } from "node:crypto";
-import { amqpProperties } from "@orderflow/contracts";
 import { amqpUrls, startApplication, stopApplication } from "@orderflow/infra";
+import { withConfirmedPublisher } from "@orderflow/testkit/publisher.ts";
 import amqp from "amqplib";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
@@ -163,23 +163,14 @@ test("a reservation and a grant for an order that does not exist are found, repo
   const customerId = `orphan-${run}`;
   const orderId = randomUUID(); // never placed: as if forged by a publisher the broker let through
   await setStock(saga, sku, 5);
-  const conn = await amqp.connect(amqpUrls(saga.stack)[0] as string);
-  try {
-    const ch = await conn.createConfirmChannel();
-    const forge = (type: "order.created" | "order.confirmed", payload: object) =>
-      new Promise<void>((resolve, reject) => {
-        const id = randomUUID();
-        const props = amqpProperties({
-          messageId: id,
-          type,
-          schemaVersion: 1,
-          correlationId: id,
-          causationId: id,
-        });
-        ch.publish("orderflow.events", type, Buffer.from(JSON.stringify(payload)), props, (e) =>
-          e ? reject(e) : resolve(),
-        );
-      });
+  await withConfirmedPublisher(amqpUrls(saga.stack), async (p) => {
+    const forge = (type: "order.created" | "order.confirmed", payload: object) => {
+      const id = randomUUID();
+      return p.publishEvent(
+        { messageId: id, type, schemaVersion: 1, correlationId: id, causationId: id },
+        payload,
+      );
+    };
     await forge("order.created", {
       orderId,
       customerId,
@@ -188,9 +179,7 @@ test("a reservation and a grant for an order that does not exist are found, repo
       createdAt: new Date().toISOString(),
     });
     await forge("order.confirmed", { orderId, customerId, total: 1_000 });
-  } finally {
-    await conn.close();
-  }
+  });
   const stock = () => api(saga.url.inventory, "GET", `/stock/${sku}`).then((r) => r.body);
   const balance = () => api(saga.url.points, "GET", `/points/${customerId}`).then((r) => r.body.balance);
   await eventually("the forged effects applied", async () =>

@@ -64,7 +64,7 @@ test("300 orders over 20 SKUs end CONFIRMED with points or CANCELLED, with stock
       const rows = await finalOrders(saga, ids);
       return rows.length === ids.length ? rows : undefined;
     },
-    120_000,
+    { timeoutMs: 120_000 },
   );
   const confirmed = final.filter((o) => o.status === "CONFIRMED");
   expect(confirmed.length).toBeGreaterThan(0);

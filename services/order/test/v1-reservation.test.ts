@@ -1,12 +1,12 @@
-// The upgrade path of issue 11's change, end to end: an inventory.reserved v1 (written before inventory
-// carried the customer and total, still queued when the services were upgraded) reaches both the order
-// service and points. Points has nothing to grant on and acknowledges it; the order service confirms the
-// order and asks points with order.confirmed, as before the change; the order ends CONFIRMED with its
-// points, granted once.
+// The upgrade path from inventory.reserved v1 to v2, end to end: a v1 (written before inventory carried
+// the customer and total, still queued when the services were upgraded) reaches both the order service
+// and points. Points has nothing to grant on and acknowledges it; the order service confirms the order
+// and asks points with order.confirmed, as it does for every v1 reservation; the order ends CONFIRMED
+// with its points, granted once.
 import { randomUUID } from "node:crypto";
-import { amqpProperties, pointsFor } from "@orderflow/contracts";
+import { pointsFor } from "@orderflow/contracts";
 import { amqpUrls } from "@orderflow/infra";
-import amqp from "amqplib";
+import { withConfirmedPublisher } from "@orderflow/testkit/publisher.ts";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { api, eventually, openSaga, runId, type Saga } from "./helpers.ts";
 
@@ -33,26 +33,19 @@ test("a v1 reservation still ends in a confirmed order with its points, asked fo
   const customer = `v1-${runId()}`;
   const total = 4_321;
   const orderId = await pendingOrder(customer, total);
-  const conn = await amqp.connect(amqpUrls(saga.stack)[0] as string);
-  try {
-    const ch = await conn.createConfirmChannel();
-    const messageId = randomUUID();
-    const props = amqpProperties({
-      messageId,
-      type: "inventory.reserved",
-      schemaVersion: 1,
-      correlationId: orderId,
-      causationId: randomUUID(),
-    });
-    const v1 = { orderId, lines: [{ sku: `v1-${runId()}`, quantity: 1 }] };
-    await new Promise<void>((resolve, reject) =>
-      ch.publish("orderflow.events", "inventory.reserved", Buffer.from(JSON.stringify(v1)), props, (e) =>
-        e ? reject(e) : resolve(),
-      ),
-    );
-  } finally {
-    await conn.close();
-  }
+  const v1 = { orderId, lines: [{ sku: `v1-${runId()}`, quantity: 1 }] };
+  await withConfirmedPublisher(amqpUrls(saga.stack), (p) =>
+    p.publishEvent(
+      {
+        messageId: randomUUID(),
+        type: "inventory.reserved",
+        schemaVersion: 1,
+        correlationId: orderId,
+        causationId: randomUUID(),
+      },
+      v1,
+    ),
+  );
 
   const order = await eventually("the order confirmed with its points", async () => {
     const r = await saga.db.order.query<{ status: string; points_granted: number | null }>(

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { EventPayload } from "@orderflow/contracts";
 import { api, openService, runId, type ServiceUnderTest } from "@orderflow/testkit/service-kit.ts";
 
+export { eventually } from "@orderflow/testkit/eventually.ts";
 export * from "@orderflow/testkit/service-kit.ts";
 
 export type Points = ServiceUnderTest;
