@@ -1,4 +1,4 @@
-// Priority 5: what batching buys at each step, measured on this machine in the same run.
+// What batching buys at each step, measured on the bench's host in the same run.
 //  - consumer: inventory's reserve applied one message per transaction (as the consumer runs it today)
 //    against N messages per transaction (inbox rows + handler effects of N messages, one commit), both
 //    through Prisma as the service runs it, and both as raw pg;

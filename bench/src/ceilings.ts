@@ -1,4 +1,4 @@
-// Priority 4a: the machine's own ceilings, measured in the same run.
+// The machine's own ceilings, measured in the same run.
 //  - broker alone: persistent ~200 B messages with publisher confirms through a quorum queue (3
 //    members), a window of 500 unconfirmed publishes, as the order service's user via orderflow.events;
 //  - PostgreSQL alone: the order service's transaction (order + lines + history + key + outbox row) as

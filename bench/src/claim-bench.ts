@@ -1,4 +1,4 @@
-// Priority 2: the relay's claim as history grows. The claim reads the partial index of pending rows
+// The relay's claim as history grows. The claim reads the partial index of pending rows
 // (status = 0), so done rows in the outbox and rows in outbox_archive should not change its cost.
 // Each level adds history (done rows in outbox + rows in outbox_archive) with one INSERT ... SELECT
 // generate_series, then times the relay's own claim statement (claimDue, 100 rows out of a backlog of
@@ -20,7 +20,7 @@ export const claimSection: Section = {
     // Timed claims per level; 10 more warm up first.
     const iterations = ctx.quick ? 150 : 300;
     const db = await createScratchDb(ctx.stack, "claim", [OUTBOX_MIGRATIONS_DIR], 2);
-    // One connection, so BEGIN / claim / ROLLBACK run on the same session.
+    // One connection, so BEGIN / claim / ROLLBACK run in the same transaction.
     const one = new pg.Pool({ connectionString: db.url, max: 1 });
     try {
       await insertPending(db.pool, 1_000, "bench.claim");

@@ -1,4 +1,4 @@
-// Memory under steady load (issue 11): orders at the saga's sustained rate from this run (else
+// Memory under steady load: orders at the saga's sustained rate from this run (else
 // --memory-rate, else 100/s) for 5 minutes (quick: 60 s), each service's and relay's RSS sampled every
 // 5 s; per process the RSS at the end and its growth over the run's second half, with a verdict.
 import { adminUrl } from "@orderflow/infra";

@@ -4,7 +4,7 @@
 // Growth = the max of the last 30 s minus the first sample of the second half; slope = least squares over
 // the second half. A Node service's RSS is a sawtooth: V8 lets the old generation fill up to its next
 // limit before a mark-compact, then gives pages back, so growth (a low against a high) carries up to a
-// tooth's height without any leak: measured here at 30 orders/s, points 200 -> 230 MB and order
+// tooth's height without any leak: measured at 30 orders/s, points 200 -> 230 MB and order
 // 240 -> 303 MB before falling back, 15-25% of RSS. The slope over several teeth is what a leak moves.
 // So: flat when the slope projected over the second half stays within max(16 MB, 10% of RSS) and the
 // growth within max(32 MB, 25% of RSS). A leak of 2 KB per order at 100 orders/s (12 MB/min, 30 MB over

@@ -1,5 +1,5 @@
 // The saga's load generator: POST /orders over node:http with a keep-alive Agent. Node's fetch costs
-// several ms of CPU per request on this 2-core machine, which the system under test would lose at
+// several ms of CPU per request on a 2-core host, which the system under test would lose at
 // 150-600 orders/s; a bounded pool of kept-alive sockets and bodies built before the step cost a fraction.
 import http from "node:http";
 import { SKUS } from "./tx-shapes.ts";

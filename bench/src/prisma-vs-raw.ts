@@ -1,4 +1,4 @@
-// Priority 3: each service's hot write transaction through Prisma's interactive transaction against the
+// Each service's hot write transaction through Prisma's interactive transaction against the
 // same statements over pg BEGIN/COMMIT, same database, same pool size, same concurrency, alternating.
 import { closedLoop } from "./closed-loop.ts";
 import { cpuSeconds, postgresRoots } from "./cpu.ts";

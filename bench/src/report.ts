@@ -9,7 +9,7 @@ export interface Report {
   command: string;
   quick: boolean;
   durationSeconds: number;
-  /** The saga section's headline figures (issue 11), when it ran. */
+  /** The saga section's headline figures, when it ran. */
   saga?: Record<string, unknown>;
   /** The memory section's headline figures, when it ran. */
   memory?: Record<string, unknown>;

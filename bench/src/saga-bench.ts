@@ -1,4 +1,4 @@
-// The full saga through the running services, twice in one run (issue 11): first with the consumers
+// The full saga through the running services, twice in one run: first with the consumers
 // applying one message per transaction (CONSUMER_BATCH_SIZE=1, the apps restarted with that variant),
 // then with the defaults. For each: POST /orders on a step ladder up to 600 orders/s (open model) until
 // final states stop keeping up, each step with the CPU it cost (step-cpu.ts); then half the sustained
@@ -309,8 +309,8 @@ export const sagaSection: Section = {
 };
 
 // The two replies on an order's path are written by consumer handlers; the consumer runtime wakes the relay after each
-// handler's commit, so they take the after-commit fast path like the POST's event. Before that fix
-// (bench runs of 2026-11-30 08:00-09:00) each waited 0.5-1 s for a sweep.
+// handler's commit, so they take the after-commit fast path like the POST's event. Without that wake-up
+// each waited 0.5-1 s for a sweep.
 function repliesRow(c: ConfigResult): TableRow {
   const wait = (i: number) => c.half?.hops[i]?.ms.p50 ?? Number.NaN;
   return {

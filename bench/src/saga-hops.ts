@@ -1,5 +1,5 @@
 // Where an order's latency goes, hop by hop, from the three databases' own timestamps (one clock:
-// every process runs on this machine). An outbox row's created_at is its transaction's start (now());
+// every process of the local stack runs on one host). An outbox row's created_at is its transaction's start (now());
 // its sent_at is when the relay recorded the broker's confirm; the next hop's row is created when the
 // consumer's transaction starts, so "delivery" spans broker routing, queueing and the consumer's pickup.
 import { adminUrl, databaseName, type Stack } from "@orderflow/infra";

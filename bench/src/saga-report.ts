@@ -104,7 +104,10 @@ const halfOf = (c: ConfigResult) => ({
   })),
 });
 
-/** bench.json's top-level `saga`: the four goal figures of issue 11 first (NaN, i.e. null, when not measured). */
+/**
+ * bench.json's top-level `saga`: the four headline figures first (sustained rate, CPU per order, p99,
+ * ratio; NaN, i.e. null, when not measured).
+ */
 export function sagaSummary(baseline: ConfigResult, defaults: ConfigResult) {
   const { cpuMsPerOrder, finalLatencyP99Ms, ...d } = halfOf(defaults);
   return {

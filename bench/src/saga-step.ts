@@ -18,7 +18,7 @@ import { latency } from "./stats.ts";
  */
 export const IN_FLIGHT_CAP = 768;
 /**
- * A step keeps up when every order was final within this long of being written (issue 11's "every order
+ * A step keeps up when every order was final within this long of being written ("every order
  * final within 5 s"), whatever drain a caller allows (`graceMs`: how long after the step's scheduled end
  * it waits for the last orders). Judging by the step's end alone let a saga running 8 s behind pass an
  * 8 s step; the full ladder's steps are 20 s so a growing backlog shows (saga-bench.ts).

@@ -2,7 +2,7 @@
 // The ladder's last steps (the one that fell behind among them) leave every table of the three service
 // databases past autovacuum's thresholds, and autovacuum then vacuums and analyses all of them inside the
 // half-rate run's 30 s: the maintenance of the ladder's tens of thousands of orders charged to the few
-// thousand of the half-rate run (2026-12-03, Intel Xeon: every table vacuumed and analysed inside the run;
+// thousand of the half-rate run (measured: every table vacuumed and analysed inside the run;
 // a 150/s ladder step had a p99 of 271 ms, the half-rate run at the same 150/s 668 ms). So the bench does
 // that maintenance first, as the admin: VACUUM (ANALYZE) of each service database, then a CHECKPOINT, as
 // the claim section does before it times anything. Autovacuum keeps running meanwhile; what it does

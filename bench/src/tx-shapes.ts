@@ -1,7 +1,7 @@
 // The hot write transaction of each service, twice: through Prisma's interactive transaction and as the
 // same statements over pg BEGIN/COMMIT. The Prisma side calls the services' own code where it is a
 // function (the inventory and points handlers); the order side copies create-order.ts's transaction body
-// as it was before issue 11 (the service now runs POST /orders on node-postgres itself): a measure of
+// as it was when the service ran it on Prisma (the service now runs POST /orders on node-postgres itself): a measure of
 // Prisma against pg, not of what the service runs.
 import { createHash, randomUUID } from "node:crypto";
 import { pgTransaction, type SqlTx } from "@orderflow/db";
@@ -115,7 +115,7 @@ export const orderShape: TxShape = {
         const createdMessageId = randomUUID();
         const createdAt = new Date();
         const total = body.lines.reduce((s, l) => s + l.quantity * l.unitPrice, 0);
-        // create-order.ts's transaction before issue 11, on Prisma with the service's options.
+        // create-order.ts's transaction as it was on Prisma, with the service's options.
         await withOutbox<OrderTx, void>(
           (fn) => db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 }),
           () => {},
