@@ -1,12 +1,17 @@
-// dlx-cycle's part is a plain function over the consumer's Settle seam: what it changes, checked without a
-// broker (the fault lab runs it for real against the stack).
+// dlx-cycle's and auto-ack's parts are plain functions over the consumer's Settle seam: what they change,
+// checked without a broker (the fault lab runs them for real against the stack).
+
+import { silentLogger } from "@orderflow/logging";
 import { ATTEMPT_HEADER, type Delivery, type RetryPlan, type Settle } from "@orderflow/messaging";
+import type { Channel, ConsumeMessage } from "amqplib";
 import { describe, expect, test } from "vitest";
+import { ackOnArrival } from "../src/pitfalls/ack-on-arrival.ts";
 import { cycleDeadLetters } from "../src/pitfalls/cycle-dead-letters.ts";
 
 function recordingSettle() {
   const calls: { kind: string; plan?: RetryPlan }[] = [];
   const own: Settle = {
+    received: () => calls.push({ kind: "received" }),
     ack: () => calls.push({ kind: "ack" }),
     requeue: () => calls.push({ kind: "requeue" }),
     park: async () => {
@@ -47,5 +52,22 @@ describe("dlx-cycle's settle", () => {
     s.ack(delivery({}));
     s.requeue(delivery({}), "x");
     expect(calls.map((c) => c.kind)).toEqual(["ack", "requeue"]);
+  });
+});
+
+describe("auto-ack's settle", () => {
+  const ch = {} as Channel;
+  const msg = { properties: { messageId: "m-1" }, fields: { deliveryTag: 1 } } as unknown as ConsumeMessage;
+
+  test("a delivery is acked as it arrives, before any handler runs", () => {
+    const { own, calls } = recordingSettle();
+    ackOnArrival(own).received(ch, msg);
+    expect(calls.map((c) => c.kind)).toEqual(["received", "ack"]);
+  });
+
+  test("a requeue gives nothing back: the broker already forgot the message", () => {
+    const { own, calls } = recordingSettle();
+    ackOnArrival(own).requeue({ ch, msg, log: silentLogger }, "handler failed");
+    expect(calls).toEqual([]);
   });
 });

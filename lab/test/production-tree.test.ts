@@ -25,11 +25,14 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+function productionFiles(): string[] {
+  return ["packages", "services"]
+    .flatMap((top) => fs.readdirSync(path.join(root, top)).map((name) => path.join(root, top, name, "src")))
+    .flatMap(sourceFiles);
+}
+
 test("no production source file under packages/ or services/ carries a pitfall or a lab switch", () => {
-  const srcDirs = ["packages", "services"].flatMap((top) =>
-    fs.readdirSync(path.join(root, top)).map((name) => path.join(root, top, name, "src")),
-  );
-  const files = srcDirs.flatMap(sourceFiles);
+  const files = productionFiles();
   expect(files.length).toBeGreaterThan(50);
   const offenders = files.flatMap((f) =>
     fs
@@ -39,5 +42,12 @@ test("no production source file under packages/ or services/ carries a pitfall o
         LAB_WORDS.test(line) ? [`${path.relative(root, f)}:${i + 1}: ${line.trim()}`] : [],
       ),
   );
+  expect(offenders).toEqual([]);
+});
+
+test("no production consumer can be told to give up its acks (noAck): auto-ack lives in lab/ only", () => {
+  const offenders = productionFiles()
+    .filter((f) => /\bnoAck\b|ackMode/.test(fs.readFileSync(f, "utf8")))
+    .map((f) => path.relative(root, f));
   expect(offenders).toEqual([]);
 });

@@ -13,7 +13,7 @@ export const cycleDeadLetters = (own: Settle): Settle => ({
     return own.retry(d, {
       type: String(p.type ?? ""),
       messageId: String(p.messageId ?? ""),
-      // The shortest tier, so the laps show within a lab run (the seed's recipe uses a 30 s TTL).
+      // The shortest tier, so the laps show within a lab run (the common recipe uses a 30 s TTL).
       tier: "1s",
       attempt: Number.isFinite(attempt) ? attempt : 1,
       error: `${reason}: ${detail}`,

@@ -1,6 +1,6 @@
 // Pitfall no-backoff: the relay as it is written without exponential backoff and without the health gate.
 // Every failed publish counts against the row, an outage included (the broker "refused" it), and it is
-// tried again after a fixed short delay; after five tries the row fails (9), as the seed's relay does.
+// tried again after a fixed short delay; after five tries the row fails (9), as a common naive relay does.
 // During an outage the relay keeps claiming, publishing and recording full batches: a retry storm
 // against the database, and rows that fail for good though nothing was wrong with them.
 // Compare packages/outbox/src/record-outcomes.ts (an outage costs no attempt) and health-gate.ts.

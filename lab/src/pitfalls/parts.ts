@@ -2,6 +2,7 @@
 // their defaults). What is not listed keeps its protection.
 import type { InboundEvent } from "@orderflow/messaging";
 import type { ServiceParts } from "@orderflow/service-runtime";
+import { ackOnArrival } from "./ack-on-arrival.ts";
 import { cycleDeadLetters } from "./cycle-dead-letters.ts";
 import type { LabEnv } from "./env.ts";
 import { fireAndForgetPublisher } from "./fire-and-forget.ts";
@@ -17,32 +18,35 @@ const byOrderId = (event: InboundEvent): string => {
 
 /**
  * The parts every service gets for the lab's pitfall; {} when none is on. The relay processes get the
- * relay's share of them (relay-main.ts). no-reconciliation and no-archive are not here: the first is the
- * order service's own part (order-main.ts), the second the relay process's archiver switch (variant env).
+ * relay's share of them (relay-main.ts). publish-before-commit, no-reconciliation and no-archive are not
+ * here: the first two are the order service's own parts (order-main.ts), the third the relay process's
+ * archiver switch (variant env).
  */
 export function commonLabParts(lab: LabEnv): ServiceParts {
   switch (lab.pitfall) {
     case "dedup-by-business-id":
-      return { dedupKey: byOrderId };
+      return { consumer: { dedupKey: byOrderId } };
     case "no-claim-cas":
-      return { claim: naiveClaim };
+      return { relay: { claim: naiveClaim } };
     case "no-consumer-dedup":
       // No inbox and no Redis early skip: every delivery runs its step.
       return {
-        inbox: { claim: async () => true, recorded: async () => undefined },
-        dedupCache: () => undefined,
+        consumer: {
+          inbox: { claim: async () => true, recorded: async () => undefined },
+          dedupCache: () => undefined,
+        },
       };
     case "auto-ack":
-      // noAck: the broker forgets a message as soon as it has sent it.
-      return { ackMode: "auto" };
+      // Acked as it arrives: the broker forgets a message as soon as it has sent it.
+      return { consumer: { settle: ackOnArrival } };
     case "no-confirms":
-      return { relayPublisher: fireAndForgetPublisher };
+      return { relay: { publisher: fireAndForgetPublisher } };
     case "no-relay-sweep":
-      return { claim: sweeplessClaim };
+      return { relay: { claim: sweeplessClaim } };
     case "no-backoff":
-      return { relayPublisher: outageAsRefusalPublisher, relay: NO_BACKOFF };
+      return { relay: { publisher: outageAsRefusalPublisher, config: NO_BACKOFF } };
     case "dlx-cycle":
-      return { settle: cycleDeadLetters };
+      return { consumer: { settle: cycleDeadLetters } };
     default:
       return {};
   }

@@ -1,4 +1,4 @@
-// The seed articles' pitfalls the lab can switch on, one protection removed each. Production code knows
+// The well-known outbox and consumer pitfalls the lab can switch on, one protection removed each. Production code knows
 // none of them: the lab composes services with other parts (parts.ts) and runs them from its own entry
 // files (*-main.ts), which the stack's supervisor starts instead of the services' own.
 export const LAB_PITFALLS = [

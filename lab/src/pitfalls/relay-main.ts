@@ -8,12 +8,7 @@ import { warnLabOn } from "./warn.ts";
 const env = readOutboxEnv();
 const lab = readLabEnv();
 warnLabOn(createLogger({ name: "outbox-relay", level: env.logLevel }), lab);
-const parts = commonLabParts(lab);
-runRelayProcess(env, {
-  ...(parts.claim ? { claim: parts.claim } : {}),
-  ...(parts.relayPublisher ? { publisher: parts.relayPublisher } : {}),
-  ...(parts.relay ? { config: parts.relay } : {}),
-}).catch((e) => {
+runRelayProcess(env, commonLabParts(lab).relay).catch((e) => {
   process.stderr.write(`relay failed to start: ${(e as Error).message}\n`);
   process.exit(1);
 });

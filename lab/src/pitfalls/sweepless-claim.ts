@@ -4,7 +4,7 @@
 // and drops the fallback: its woken claim takes only rows committed in the last two seconds. A row whose
 // moment passed (the process died right after the commit, the broker node died under its publish and the
 // row was released) is never looked at again: it stays pending forever.
-// Compare packages/outbox/src/sql/claim-due.ts, the sweep that takes every due row (the seed's "兜底").
+// Compare packages/outbox/src/sql/claim-due.ts, the sweep that takes every due row (the fallback behind the fast path).
 import {
   CLAIMED_COLUMNS,
   type ClaimedRecord,

@@ -53,7 +53,7 @@ export const inventoryReservedV1 = z.strictObject({ orderId: id, lines: reserved
 
 /**
  * v2 carries the customer and the total from order.created: points grants on it, beside the order's
- * confirmation, instead of waiting for an order.confirmed (issue 11: one hop fewer before an order is final).
+ * confirmation, instead of waiting for an order.confirmed (one hop fewer before an order is final).
  */
 export const inventoryReservedV2 = z.strictObject({
   orderId: id,

@@ -1,5 +1,5 @@
 // Applies Prisma-format migrations (`<dir>/<timestamp>_<name>/migration.sql`) without Prisma's native
-// schema engine, which cannot be downloaded on these machines. It records each migration in Prisma's own
+// schema engine, a platform binary a service then need not ship. It records each migration in Prisma's own
 // `_prisma_migrations` table (same columns, checksum = sha256 of the file) so that Prisma's CLI, where it
 // is available, sees the same history and does not re-apply anything.
 import { createHash, randomUUID } from "node:crypto";

@@ -50,7 +50,7 @@ export function sqlText(
 
 // Each distinct statement text gets a name, so node-postgres prepares it once per connection and later
 // executions skip PostgreSQL's parse and analysis (the saga's hot path runs ~20 statements per order, each
-// paid in full as an unnamed statement: issue 11). Bounded: past this many texts (a caller building SQL
+// paid in full as an unnamed statement). Bounded: past this many texts (a caller building SQL
 // with varying shape) statements run unnamed, as before.
 const MAX_NAMED = 512;
 const names = new Map<string, string>();

@@ -41,7 +41,7 @@ export async function createBaseApp(opts: BaseAppOptions): Promise<FastifyInstan
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: false }),
     // One line per request, written when it is answered (onResponse below), instead of fastify's two:
-    // on POST /orders the pair cost about as much CPU as the request's own SQL statements (issue 11).
+    // on POST /orders the pair cost about as much CPU as the request's own SQL statements.
     // The correlation id labels the request's log lines.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "correlationId" }),
     bodyLimit: opts.bodyLimit ?? 64 * 1024,

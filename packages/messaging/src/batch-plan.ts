@@ -2,9 +2,8 @@
 // Pure, so the ordering rule is tested on its own (test/batch-plan.test.ts).
 //
 // The order consumer's replies arrive mixed (inventory.reserved, points.granted, ... for different
-// orders); run one by one, each costs its own round trips, and under load a batch of 50 took 250-500 ms
-// (issue 11). Grouping by type lets one statement apply all of a type. The rule keeps what must stay in
-// order:
+// orders); run one by one, each costs its own round trips, and under load a batch of 50 took 250-500 ms.
+// Grouping by type lets one statement apply all of a type. The rule keeps what must stay in order:
 // - two messages about the same aggregate (the `x-aggregate-id` header the outbox sets) keep their
 //   order: the later one goes in a later round (a cancel behind its create);
 // - a message whose type has no set-based handler, or that names no aggregate, is a barrier: it runs

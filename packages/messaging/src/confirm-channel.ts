@@ -4,6 +4,7 @@
 import type { Logger } from "@orderflow/logging";
 import type { ConfirmChannel } from "amqplib";
 import type { BrokerConnection } from "./connection-types.ts";
+import { sleep } from "./sleep.ts";
 
 export interface ChannelKeeper {
   current(): ConfirmChannel | undefined;
@@ -29,8 +30,6 @@ interface KeeperState {
   /** The current channel is being closed on purpose (recycle): reopen it after the election window. */
   recycling: boolean;
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 
 async function openChannel(s: KeeperState): Promise<void> {
   if (s.closed || s.channel) return;

@@ -1,14 +1,14 @@
 // The in-flight cap of the confirm publisher: at most `max` publishes await confirms; more wait for a
 // slot until their deadline. With quorum lost the broker answers nothing at all, and without a cap a
 // publisher would buffer without bound.
+import { sleep } from "./sleep.ts";
+
 export interface ConfirmWindow {
   /** Takes a slot, waiting until `deadline` (epoch ms) for one; false when none freed in time. */
   acquire(deadline: number): Promise<boolean>;
   release(): void;
   size(): number;
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 
 export function createConfirmWindow(max: number, onWindow?: (n: number) => void): ConfirmWindow {
   let inFlight = 0;

@@ -66,12 +66,6 @@ export type Outcome =
   | { kind: "parked"; messageId: string | undefined; reason: ParkReason; detail: string }
   | { kind: "requeued"; messageId: string | undefined; error: string };
 
-/**
- * How acks are given. "manual" (the default): after the transaction committed, so a crash before that
- * redelivers. "auto" (noAck): the broker forgets a message as soon as it sends it, so a crash loses it.
- */
-export type AckMode = "manual" | "auto";
-
 export interface ConsumerOptions<Tx extends SqlTx = SqlTx> {
   connection: BrokerConnection;
   /** The work queue, e.g. "inventory.order-events". */
@@ -93,8 +87,6 @@ export interface ConsumerOptions<Tx extends SqlTx = SqlTx> {
   dedupKey?: (event: InboundEvent) => string;
   /** Where applied keys are recorded, in the handler's transaction. Default: sqlInbox. */
   inbox?: Inbox;
-  /** Default "manual": ack after commit. */
-  ackMode?: AckMode;
   /**
    * Wraps how deliveries are settled (ack, requeue, retry tier, parking lot). Default: as built, so a
    * message past its last tier or refused as poison ends in the parking lot.
@@ -174,6 +166,9 @@ export interface RetryPlan {
 }
 
 export interface Settle {
+  /** A delivery arrived, before any work on it (in the channel's delivery order). */
+  received(ch: Channel, msg: ConsumeMessage): void;
+  /** Acked once every earlier delivery on its channel is settled (ack-ledger.ts). */
   ack(d: Delivery): void;
   requeue(d: Delivery, error: string): void;
   park(d: Delivery, reason: ParkReason, detail: string): Promise<void>;

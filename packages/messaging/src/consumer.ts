@@ -9,7 +9,7 @@ import { type AckLedger, ackLedgers } from "./ack-ledger.ts";
 import { createBatchDelivery } from "./batch-delivery.ts";
 import { createConfirmPublisher } from "./confirm-publisher.ts";
 import { markOutcome } from "./consumer-span.ts";
-import type { AckMode, Consumer, ConsumerHealth, ConsumerOptions, Outcome } from "./consumer-types.ts";
+import type { Consumer, ConsumerHealth, ConsumerOptions, Outcome } from "./consumer-types.ts";
 import { createDelivery, type DeliveryDeps } from "./delivery.ts";
 import { PoisonMessageError } from "./errors.ts";
 import { sqlInbox } from "./inbox.ts";
@@ -22,7 +22,6 @@ import { assertTopology, consumerRequirements, RETRY_TIERS, type RetryTier } fro
 import { startWatchdog } from "./watchdog.ts";
 
 export type {
-  AckMode,
   BatchHandler,
   BatchHandlers,
   Consumer,
@@ -70,7 +69,6 @@ function deliveryDeps<Tx extends SqlTx>(
     schedule: readonly RetryTier[];
     log: Logger;
     counts: ConsumerHealth["counts"];
-    ackMode: AckMode;
     publisher: ConfirmPublisher;
     ledger: (ch: Channel) => AckLedger;
   },
@@ -86,7 +84,6 @@ function deliveryDeps<Tx extends SqlTx>(
   const settle = createSettle({
     queue,
     consumerName,
-    ackMode: own.ackMode,
     publisher: own.publisher,
     report,
     ledger: own.ledger,
@@ -125,9 +122,8 @@ export async function startConsumer<Tx extends SqlTx>(opts: ConsumerOptions<Tx>)
     log,
   });
   const counts = newCounts();
-  const ackMode = opts.ackMode ?? "manual";
   const ledger = ackLedgers((e) => log.warn({ error: e.message }, "consumer.ack_lost"));
-  const deps = deliveryDeps(opts, { schedule, log, counts, ackMode, publisher, ledger });
+  const deps = deliveryDeps(opts, { schedule, log, counts, publisher, ledger });
   const work = createIntake({
     batchSize: opts.batchSize ?? 50,
     concurrency: opts.concurrency ?? 1,
@@ -138,7 +134,7 @@ export async function startConsumer<Tx extends SqlTx>(opts: ConsumerOptions<Tx>)
   let stopping = false;
   const onMessage = (ch: Channel, msg: ConsumeMessage) => {
     lastDeliveryAt = Date.now();
-    if (ackMode === "manual") ledger(ch).delivered(msg);
+    deps.settle.received(ch, msg);
     work.push(ch, msg);
   };
   const subLog = log.child({ queue: opts.queue });
@@ -146,7 +142,6 @@ export async function startConsumer<Tx extends SqlTx>(opts: ConsumerOptions<Tx>)
     conn,
     queue: opts.queue,
     prefetch,
-    noAck: ackMode === "auto",
     resubscribeDelayMs: opts.resubscribeDelayMs ?? 1_500,
     log: subLog,
     faults: opts.faults,

@@ -36,7 +36,7 @@ export function createRedisDedupCache(opts: RedisDedupOptions): DedupCache {
     lazyConnect: false,
     retryStrategy: (times) => Math.min(200 * times, 2_000),
     // A batch's checks (and its remembers) are issued in one tick: sent as one write, answered as one
-    // read, instead of one system call and wake-up each (issue 11: round trips are the saga's cost).
+    // read, instead of one system call and wake-up each (round trips are the saga's cost).
     enableAutoPipelining: true,
   });
   let lastErrorLogged = 0;

@@ -10,7 +10,6 @@ export {
   createBrokerConnection,
 } from "./connection.ts";
 export {
-  type AckMode,
   type BatchHandler,
   type BatchHandlers,
   type Consumer,

@@ -5,6 +5,7 @@ import type { ConfirmChannel, Options } from "amqplib";
 import type { ChannelKeeper } from "./confirm-channel.ts";
 import type { ConfirmWindow } from "./confirm-window.ts";
 import { type OutgoingMessage, type PublishOutcome, REASONS } from "./publisher-types.ts";
+import { sleep } from "./sleep.ts";
 
 export interface BatchDeps {
   keeper: ChannelKeeper;
@@ -58,8 +59,6 @@ class Batch {
     if (this.pending === 0 && !this.sending) this.resolveDone();
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 
 function propertiesOf(m: OutgoingMessage): Options.Publish {
   const props: Options.Publish = { persistent: true, ...m.properties, mandatory: true };

@@ -27,7 +27,7 @@ export async function redrive(
   let kept = 0;
   try {
     while (moved.length < limit) {
-      const msg = await ch.get(parkingQueue(queue), { noAck: false });
+      const msg = await ch.get(parkingQueue(queue));
       if (!msg) break;
       const id = msg.properties.messageId as string | undefined;
       if (wanted && (!id || !wanted.has(id))) {

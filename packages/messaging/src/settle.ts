@@ -1,18 +1,18 @@
-// Recording the fate of a delivery: ack it, give it back to the broker, move it to a retry tier or to
-// the parking lot (both with a confirm BEFORE the ack, so a message is never in neither place).
+// Recording the fate of a delivery: note its arrival in its channel's ack ledger, ack it, give it back to
+// the broker, move it to a retry tier or to the parking lot (both with a confirm BEFORE the ack, so a
+// message is never in neither place). Acks go out only after the commit: a crash before it redelivers.
 
 export type { Delivery, RetryPlan, Settle } from "./consumer-types.ts";
 
 import type { Channel } from "amqplib";
 import type { AckLedger } from "./ack-ledger.ts";
-import type { AckMode, Delivery, Outcome, Settle } from "./consumer-types.ts";
+import type { Delivery, Outcome, Settle } from "./consumer-types.ts";
 import type { ConfirmPublisher } from "./publisher-types.ts";
 import { parkTo, retryTo } from "./republish.ts";
 
 export interface SettleDeps {
   queue: string;
   consumerName: string;
-  ackMode: AckMode;
   /** Confirm publisher for retries and parking. */
   publisher: ConfirmPublisher;
   report: (o: Outcome) => void;
@@ -21,14 +21,9 @@ export interface SettleDeps {
 }
 
 export function createSettle(deps: SettleDeps): Settle {
-  const auto = deps.ackMode === "auto";
-  const ack = (d: Delivery): void => {
-    if (auto) return; // the broker already forgot it when it sent it
-    deps.ledger(d.ch).ack(d.msg);
-  };
+  const ack = (d: Delivery): void => deps.ledger(d.ch).ack(d.msg);
   const requeue = (d: Delivery, error: string): void => {
     deps.report({ kind: "requeued", messageId: d.msg.properties.messageId, error });
-    if (auto) return; // nothing to give back: lost
     try {
       // reject, not nack: from RabbitMQ 4.3 only a reject counts toward x-delivery-limit (rabbitmq-server
       // #15387), and the limit is what parks a message that keeps failing. On 3.10 both count.
@@ -37,6 +32,7 @@ export function createSettle(deps: SettleDeps): Settle {
     deps.ledger(d.ch).settledElsewhere(d.msg);
   };
   return {
+    received: (ch, msg) => deps.ledger(ch).delivered(msg),
     ack,
     requeue,
     async park(d, reason, detail) {

@@ -10,7 +10,6 @@ export interface SubscriptionOptions {
   conn: BrokerConnection;
   queue: string;
   prefetch: number;
-  noAck: boolean;
   resubscribeDelayMs: number;
   log: Logger;
   faults: ConsumerFaults | undefined;
@@ -57,7 +56,7 @@ async function doSubscribe(s: SubState): Promise<void> {
       }
       s.onMessage(ch, msg);
     };
-    const ok = await ch.consume(s.queue, onMessage, { noAck: s.noAck });
+    const ok = await ch.consume(s.queue, onMessage);
     s.channel = ch;
     s.consumerTag = ok.consumerTag;
     await s.faults?.afterSubscribe?.(ch, ok.consumerTag);

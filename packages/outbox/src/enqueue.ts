@@ -4,18 +4,7 @@ import { type SqlFragment, type SqlTx, sqlText } from "@orderflow/db";
 import { activeTraceparent } from "@orderflow/telemetry";
 import { type DoneMark, markColumns, markDoneMany, markDoneSql } from "./sql/mark-done.ts";
 import { byId } from "./sql/row.ts";
-import type { ClaimedRow, OutboxEvent } from "./types.ts";
-
-/** An outbox row ready to insert: its message id fixed and the writer's trace context captured. */
-export interface OutboxRow {
-  messageId: string;
-  eventType: string;
-  aggregateType: string;
-  aggregateId: string;
-  payload: string;
-  schemaVersion: number;
-  headers: Record<string, string>;
-}
+import type { ClaimedRow, OutboxEvent, OutboxRow } from "./types.ts";
 
 /**
  * Prepares the event's row. The trace context is captured now, while the writer's span (the HTTP
@@ -86,7 +75,7 @@ RETURNING id::text AS id, message_id::text AS message_id, created_at`;
 const INSERT_LEASED = leasedInsertSql(1);
 
 // A consumer batch's marks (the replies' markDone) ride in front of its rows: one statement, not two, at
-// the end of every batch that both answers and asks (issue 11: a round trip fewer for the order service's
+// the end of every batch that both answers and asks (a round trip fewer for the order service's
 // confirmations). A data-modifying WITH runs to completion whether or not the INSERT reads it.
 const MARK_THEN_INSERT_LEASED = `WITH marked AS (${markDoneSql(9)}) ${INSERT_LEASED}`;
 
@@ -145,7 +134,7 @@ export interface GatedWrite {
  * The caller's CTEs, then the outbox rows (leased for `leaseMs`, 0 for none) where the gate has a row.
  * One statement is atomic in PostgreSQL, so run outside a transaction it still commits the business rows
  * and their events together, or neither: no BEGIN and no COMMIT, one round trip where a transaction of
- * two statements takes four (POST /orders, issue 11).
+ * two statements takes four (POST /orders).
  */
 function gatedInsertSql(w: GatedWrite, leaseMs: number, rows: readonly OutboxRow[]) {
   const { text, params } = sqlText(w.ctes, []);

@@ -6,13 +6,13 @@ import { fileURLToPath } from "node:url";
 export { type ArchiverConfig, createArchiver, DEFAULT_ARCHIVER_CONFIG } from "./archiver.ts";
 export { DEFAULT_BACKOFF_MS, nextRetryDelayMs } from "./backoff.ts";
 export { type ClaimStrategy, leasedClaim } from "./claim.ts";
+export { composeRelay, type RelayStrategies } from "./compose-relay.ts";
 export {
   enqueue,
   type GatedWrite,
   insertLeasedRows,
   insertOutboxRows,
   insertWithOutboxRows,
-  type OutboxRow,
   outboxRow,
 } from "./enqueue.ts";
 export { type OutboxEnv, readOutboxEnv } from "./env.ts";
@@ -38,7 +38,7 @@ export type { RedriveFilter } from "./sql/redrive.ts";
 // For other claim strategies and for tools that read rows and send them as the relay would.
 export { CLAIMED_COLUMNS, type ClaimedRecord, toClaimedRow } from "./sql/row.ts";
 export { toMessage } from "./to-message.ts";
-export { type ClaimedRow, type OutboxEvent, OutboxStatus } from "./types.ts";
+export { type ClaimedRow, type OutboxEvent, type OutboxRow, OutboxStatus } from "./types.ts";
 export { withOutbox } from "./with-outbox.ts";
 
 /** The outbox's Prisma-format migrations folder, for `applyMigrations({ migrationsDirs: [...] })`. */

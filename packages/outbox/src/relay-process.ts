@@ -4,25 +4,18 @@
 import http from "node:http";
 import { KEEP_IDLE_CONNECTIONS } from "@orderflow/db";
 import { createLogger, type Logger } from "@orderflow/logging";
-import { createConfirmPublisher } from "@orderflow/messaging";
 import { startTracing } from "@orderflow/telemetry";
 import pg from "pg";
 import { Registry } from "prom-client";
 import { createArchiver } from "./archiver.ts";
-import type { ClaimStrategy } from "./claim.ts";
+import { composeRelay, type RelayStrategies } from "./compose-relay.ts";
 import type { OutboxEnv } from "./env.ts";
 import { createOutboxMetrics } from "./metrics.ts";
 import { createReconciler } from "./reconciler.ts";
-import { createRelay, type RelayConfig, type RelayFaults } from "./relay.ts";
-import type { RelayPublisherFactory } from "./relay-config.ts";
+import type { RelayFaults } from "./relay.ts";
 import { createRelayConnection } from "./relay-connection.ts";
 
-export interface RelayProcessParts {
-  claim?: ClaimStrategy;
-  /** Default: the confirm publisher. */
-  publisher?: RelayPublisherFactory;
-  /** Overrides of the relay's settings on top of the environment's. */
-  config?: Partial<RelayConfig>;
+export interface RelayProcessParts extends RelayStrategies {
   faults?: RelayFaults;
 }
 
@@ -82,25 +75,22 @@ export async function runRelayProcess(env: OutboxEnv, parts: RelayProcessParts =
   pool.on("error", (e) => log.warn({ error: e.message }, "pg.pool_error"));
   const registry = new Registry();
   const metrics = createOutboxMetrics({ registry, pool, staleSentAfterMs: env.reconcile.staleAfterMs });
-  const { reconnectDelayMs, ...publisherOpts } = env.publisher;
+  const { reconnectDelayMs, ...publisherOptions } = env.publisher;
   const connection = createRelayConnection({
     urls: env.amqpUrls,
     log,
     ...(reconnectDelayMs !== undefined ? { reconnectDelayMs } : {}),
   });
-  const publisher = (parts.publisher ?? createConfirmPublisher)(connection, {
-    ...publisherOpts,
-    log,
-    onWindow: (n) => metrics.confirmWindow.set(n),
-  });
-  const relay = createRelay({
+  const { faults, ...strategies } = parts;
+  const { relay, publisher } = composeRelay({
     pool,
-    publisher,
+    connection,
     log,
     metrics,
-    config: { ...env.relay, ...parts.config },
-    ...(parts.claim ? { claim: parts.claim } : {}),
-    ...(parts.faults ? { faults: parts.faults } : {}),
+    config: env.relay,
+    publisherOptions,
+    strategies,
+    ...(faults ? { faults } : {}),
   });
   const reconciler = createReconciler({ pool, publisher, log, metrics, config: env.reconcile });
   const archiver = createArchiver({ pool, log, metrics, config: env.archive });

@@ -20,17 +20,21 @@ export interface OutboxEvent {
   traceparent?: string;
 }
 
-/** A claimed row, ready to publish. */
-export interface ClaimedRow {
-  id: string;
+/** An outbox row ready to insert: its message id fixed and the writer's trace context captured. */
+export interface OutboxRow {
   messageId: string;
   eventType: string;
   aggregateType: string;
   aggregateId: string;
-  /** The payload as JSON text, straight from jsonb: published as the message body without re-encoding. */
+  /** The payload as JSON text (jsonb in the table): published as the message body without re-encoding. */
   payload: string;
   schemaVersion: number;
   headers: Record<string, string>;
+}
+
+/** A claimed row, ready to publish. */
+export interface ClaimedRow extends OutboxRow {
+  id: string;
   attempts: number;
   createdAt: Date;
 }

@@ -7,21 +7,17 @@ import type { OutboxEvent } from "./types.ts";
  * hands the enqueued message ids to `afterCommit` (the relay's fast path). If `work` or the commit throws,
  * nothing is handed over and no row exists. The fast path is only an optimisation: the sweep publishes
  * the same rows if this process dies right after the commit.
- *
- * `write` is how an event is written in the transaction (default: `enqueue`, the outbox row); a seam for a
- * service composed with another way of writing its events. It returns the message id.
  */
 export async function withOutbox<Tx extends SqlTx, T>(
   run: RunTransaction<Tx>,
   afterCommit: (messageIds: string[]) => void,
   work: (tx: Tx, enqueue: (event: OutboxEvent) => Promise<string>) => Promise<T>,
-  write: (tx: Tx, event: OutboxEvent) => Promise<string> = enqueue,
 ): Promise<T> {
   const ids: string[] = [];
   const result = await run(async (tx) => {
     ids.length = 0; // a retried transaction starts over
     return await work(tx, async (event) => {
-      const id = await write(tx, event);
+      const id = await enqueue(tx, event);
       ids.push(id);
       return id;
     });

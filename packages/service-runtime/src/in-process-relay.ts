@@ -4,14 +4,12 @@
 // consumer). It also sweeps, slowly, as a second line behind the relay process.
 import { KEEP_IDLE_CONNECTIONS } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
-import { createConfirmPublisher } from "@orderflow/messaging";
 import {
-  type ClaimStrategy,
+  composeRelay,
   createOutboxMetrics,
-  createRelay,
   createRelayConnection,
   type RelayConfig,
-  type RelayPublisherFactory,
+  type RelayStrategies,
 } from "@orderflow/outbox";
 import pg from "pg";
 import type { Registry } from "prom-client";
@@ -24,8 +22,7 @@ export interface InProcessRelayOptions {
   log: Logger;
   registry: Registry;
   relay?: Partial<RelayConfig>;
-  claim?: ClaimStrategy;
-  publisher?: RelayPublisherFactory;
+  strategies?: RelayStrategies;
 }
 
 export function startInProcessRelay(opts: InProcessRelayOptions) {
@@ -39,18 +36,14 @@ export function startInProcessRelay(opts: InProcessRelayOptions) {
   pool.on("error", (e) => log.warn({ error: e.message }, "relay_pool.error"));
   const metrics = createOutboxMetrics({ registry: opts.registry, pool });
   const connection = createRelayConnection({ urls: opts.amqpUrls, name: `${opts.service}-relay`, log });
-  const publisher = (opts.publisher ?? createConfirmPublisher)(connection, {
-    log,
-    onWindow: (n) => metrics.confirmWindow.set(n),
-  });
   // The dedicated relay process sweeps every second; this one exists for the fast path and sweeps slowly.
-  const relay = createRelay({
+  const { relay, publisher } = composeRelay({
     pool,
-    publisher,
+    connection,
     log,
     metrics,
     config: { pollIntervalMs: 5_000, ...opts.relay },
-    ...(opts.claim ? { claim: opts.claim } : {}),
+    ...(opts.strategies ? { strategies: opts.strategies } : {}),
   });
   relay.start();
   return {

@@ -7,7 +7,7 @@
 // claims them. Either way one publish window carries a whole batch's replies.
 //
 // The replies' marks (markDone: the rows they answer are done) are held the same way and go in one UPDATE,
-// in the same statement as the leased insert: a batch's marks and rows cost one statement (issue 11).
+// in the same statement as the leased insert: a batch's marks and rows cost one statement.
 // Nothing in a step reads an outbox row's status back, so holding its mark to the end changes no outcome.
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import {

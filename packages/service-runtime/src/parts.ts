@@ -1,18 +1,17 @@
-// The parts a service is composed of. Each default is the protection the design relies on; the fault
-// lab (lab/src/pitfalls) composes a service with other parts to show what each protection prevents.
-// Production code never chooses anything but the defaults: it simply passes no parts.
+// The parts a service is composed of: its steps, and the seams around the relay, the consumer and the
+// HTTP write path. Each default is the protection the design relies on; the fault lab composes a service
+// with other parts to show what each protection prevents. Production passes no parts.
 import type { EventPayload, EventType } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
 import type { DedupCache, HandlerResult, InboundEvent, Inbox, Settle } from "@orderflow/messaging";
-import type { ClaimStrategy, OutboxEvent, RelayConfig, RelayPublisherFactory } from "@orderflow/outbox";
+import type { GatedWrite, OutboxEvent, RelayStrategies } from "@orderflow/outbox";
 
 /** Writes an event inside the caller's transaction; returns its message id. */
 export type Enqueue = (event: OutboxEvent) => Promise<string>;
 
 /**
  * Ends the wait of the outbox row a reply answers (its causation id), inside the caller's transaction.
- * In the consumer's buffered outbox (the default) the mark is held to the transaction's end and goes with
- * the batch's other marks in one statement; with another `enqueue` part it runs at once.
+ * The mark is held to the transaction's end and goes with the batch's other marks in one statement.
  */
 export type MarkDone = (causationId: string, onlyForAggregate?: string) => Promise<void>;
 
@@ -40,8 +39,8 @@ export type Step<T extends EventType, Tx> = (
 ) => Promise<HandlerResult | void>;
 
 /**
- * A step for several events of its type at once, in set-based statements (issue 11: one statement for a
- * batch instead of one or two per event). Each call gets events about distinct aggregates (`keyOf`), and
+ * A step for several events of its type at once, in set-based statements (one statement for a batch
+ * instead of one or two per event). Each call gets events about distinct aggregates (`keyOf`), and
  * `each(i)` is the enqueue and markDone of event i. Returns what the step returns for each event.
  */
 export type StepMany<T extends EventType, Tx> = (
@@ -56,25 +55,33 @@ export type BatchStep<T extends EventType, Tx> = Step<T, Tx> & { many: StepMany<
 /** A service's subscriptions: the event types bound to its work queue, each with the step that applies it. */
 export type Subscriptions<Tx> = { [T in EventType]?: Step<T, Tx> };
 
-export interface ServiceParts {
-  /** How an event leaves a transaction (the HTTP path's or the consumer's). Default: an outbox row, published after the commit. */
-  enqueue?: (tx: SqlTx, event: OutboxEvent) => Promise<string>;
-  /** How relays claim outbox rows. Default: the leased claim (SKIP LOCKED, lease, compare-and-set). */
-  claim?: ClaimStrategy;
-  /** The fast path's publisher. Default: the confirm publisher (sent = confirmed by the broker). */
-  relayPublisher?: RelayPublisherFactory;
-  /** The fast path's relay settings on top of the service's. Default: none (backoff, health gate, bounds). */
-  relay?: Partial<RelayConfig>;
-  /** The consumer's deduplication key. Default: the message id (never a business id). */
+/**
+ * A write that is one statement (its CTEs) and its events; the events are written only when the write's
+ * gate has a row. Returns whether it had (ServiceRuntime.writeWithEvents).
+ */
+export type WriteWithEvents = (write: GatedWrite, events: readonly OutboxEvent[]) => Promise<boolean>;
+
+/** How the consumer deduplicates and settles; each one left out is the protection. */
+export interface ConsumerStrategies {
+  /** The deduplication key. Default: the message id (never a business id). */
   dedupKey?: (event: InboundEvent) => string;
   /** Where the consumer records what it applied. Default: the inbox table, in the effect's transaction. */
   inbox?: Inbox;
-  /** Default: manual acks, after the commit. */
-  ackMode?: "manual" | "auto";
-  /** Wraps how deliveries are settled. Default: as built (retry tiers, then the parking lot). */
-  settle?: (own: Settle) => Settle;
   /** The early skip before the transaction. Default: Redis when REDIS_URL is set. */
   dedupCache?: (redisUrl: string | undefined) => DedupCache | undefined;
+  /**
+   * Wraps how deliveries are settled. Default: as built (acked after the commit; retry tiers, then the
+   * parking lot).
+   */
+  settle?: (own: Settle) => Settle;
+}
+
+export interface ServiceParts {
+  /** How the fast path claims and publishes (the relay process takes the same strategies). */
+  relay?: RelayStrategies;
+  consumer?: ConsumerStrategies;
   /** Steps replacing the service's own, by event type (they run in the consumer's transaction). */
   steps?: Subscriptions<SqlTx>;
+  /** Wraps the HTTP routes' one-statement write with its events. Default: as built. */
+  write?: (own: WriteWithEvents) => WriteWithEvents;
 }

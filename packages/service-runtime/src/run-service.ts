@@ -4,7 +4,7 @@
 // consuming and drain, flush the fast path, close the broker, close the database.
 import type { EventType } from "@orderflow/contracts";
 import { doneOnConfirm } from "@orderflow/contracts";
-import type { RunTransaction, SqlTx } from "@orderflow/db";
+import type { SqlTx } from "@orderflow/db";
 import { createBaseApp } from "@orderflow/http";
 import { createLogger, type Logger } from "@orderflow/logging";
 import { startTracing } from "@orderflow/telemetry";
@@ -13,28 +13,32 @@ import { checkBroker, checkDatabase } from "./dependencies.ts";
 import type { CommonEnv } from "./env-parse.ts";
 import { migrateService } from "./migrations.ts";
 import type { ServiceParts, Subscriptions } from "./parts.ts";
+import type { ServiceDatabase } from "./prisma-database.ts";
 import { type ServiceRuntime, startServiceRuntime } from "./runtime.ts";
 import { onShutdownSignals, shutdownStep } from "./shutdown.ts";
 import { sqlDatabase } from "./sql-database.ts";
 
-export interface ServiceDefinition<Db, Tx extends SqlTx> {
-  service: string;
-  /** The env variable prefix, for error messages: ORDER -> ORDER_DATABASE_URL. */
-  envPrefix: string;
-  env: CommonEnv;
-  migrationsDir: string;
-  /** The work queue, the steps bound to it, and the event types this service publishes. */
+/** A service's work queue: the steps for the event types bound to it, and the event types it publishes. */
+export interface WorkQueue {
   queue: string;
   /** Run in the consumer's transaction (plain SQL, see sql-database.ts). */
   subscriptions: Subscriptions<SqlTx>;
   publishes: readonly EventType[];
-  createDb: (url: string) => Db;
-  transaction: (db: Db) => RunTransaction<Tx>;
-  disconnect: (db: Db) => Promise<void>;
-  /** Pays the client's one-time costs before the service listens (prisma-database.ts says why). */
-  warm: (db: Db) => Promise<void>;
-  /** Longest period after which a reconciliation job may re-send an event (inbox retention must exceed it). */
-  reconciliationPeriodMs: number;
+}
+
+export interface ServiceDefinition<Db, Tx extends SqlTx> {
+  /** Its name; its variables' prefix is the name in capitals (INVENTORY_DATABASE_URL). */
+  service: string;
+  env: CommonEnv;
+  migrationsDir: string;
+  workQueue: WorkQueue;
+  database: ServiceDatabase<Db, Tx>;
+  /**
+   * Longest period after which a reconciliation job may re-send an event (inbox retention must exceed it).
+   * Default 10 min: a service that re-sends only when the order service's reconciliation asks it to.
+   */
+  reconciliationPeriodMs?: number;
+  /** Registers its routes; returns the jobs it started, if any, to stop on shutdown. */
   routes: (
     app: FastifyInstance,
     deps: { db: Db; runtime: ServiceRuntime<Tx>; log: Logger },
@@ -43,20 +47,23 @@ export interface ServiceDefinition<Db, Tx extends SqlTx> {
   parts?: ServiceParts;
 }
 
+const PEER_RECONCILIATION_PERIOD_MS = 10 * 60_000;
+
 export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db, Tx>): Promise<void> {
-  const { env } = def;
+  const { env, database, workQueue } = def;
+  const envPrefix = def.service.toUpperCase();
   const log = createLogger({ name: def.service, level: env.logLevel });
   // First, so the fast path's publishes, the consumer's deliveries and the HTTP routes are all traced.
   const tracing = await startTracing(env.telemetry, { serviceName: def.service }, log);
-  await checkDatabase(env.databaseUrl, `${def.envPrefix}_DATABASE_URL`);
-  await checkBroker(env.amqpUrls, `${def.envPrefix}_AMQP_URLS`);
+  await checkDatabase(env.databaseUrl, `${envPrefix}_DATABASE_URL`);
+  await checkBroker(env.amqpUrls, `${envPrefix}_AMQP_URLS`);
   const migrated = await migrateService(env.databaseUrl, def.migrationsDir);
   if (migrated.applied.length > 0) log.info({ names: migrated.applied }, "migrations.applied");
 
-  const db = def.createDb(env.databaseUrl);
-  await def.warm(db);
-  // Plain SQL on node-postgres for the hot paths: the consumer's pool, and one for the HTTP routes that
-  // ask for it (inSqlTransaction). node-postgres opens connections on demand: unused, it costs nothing.
+  const db = database.createDb(env.databaseUrl);
+  await database.warm(db);
+  // Plain SQL on node-postgres for the hot paths: the consumer's pool, and one for the HTTP routes'
+  // one-statement writes (writeWithEvents). node-postgres opens connections on demand.
   const consumerDb = sqlDatabase(env.databaseUrl, log, { name: "consumer", max: 4 });
   const httpSql = sqlDatabase(env.databaseUrl, log, { name: "http_sql", max: 10 });
   const runtime = await startServiceRuntime<Tx>({
@@ -64,20 +71,19 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
     databaseUrl: env.databaseUrl,
     amqpUrls: env.amqpUrls,
     redisUrl: env.redisUrl,
-    queue: def.queue,
-    subscriptions: def.subscriptions,
-    transaction: def.transaction(db),
+    queue: workQueue.queue,
+    subscriptions: workQueue.subscriptions,
+    transaction: database.transaction(db),
     consumerTransaction: consumerDb.transaction,
-    sqlTransaction: httpSql.transaction,
     sqlAutocommit: httpSql.autocommit,
     consumerBatchSize: env.consumerBatchSize,
     consumerConcurrency: env.consumerConcurrency,
     log,
     inboxRetentionMs: env.inboxRetentionMs,
     relayMaxBackoffMs: env.relayMaxBackoffMs,
-    reconciliationPeriodMs: def.reconciliationPeriodMs,
+    reconciliationPeriodMs: def.reconciliationPeriodMs ?? PEER_RECONCILIATION_PERIOD_MS,
     // Events no reply answers are done as soon as the broker confirms them (contracts' REPLIES).
-    relay: { doneOnConfirm: doneOnConfirm(def.publishes) },
+    relay: { doneOnConfirm: doneOnConfirm(workQueue.publishes) },
     ...(def.parts ? { parts: def.parts } : {}),
   });
   const app = await createBaseApp({
@@ -96,7 +102,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
       await shutdownStep(log, "http.close", () => app.close());
       jobs?.stop();
       await runtime.shutdown();
-      await def.disconnect(db);
+      await database.disconnect(db);
       await shutdownStep(log, "consumer_pool.close", () => consumerDb.close());
       await shutdownStep(log, "http_sql_pool.close", () => httpSql.close());
       // Last: the spans of what was drained above are exported before the process exits.

@@ -4,21 +4,12 @@
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import type { Consumer } from "@orderflow/messaging";
-import {
-  type DoneMark,
-  enqueue,
-  type GatedWrite,
-  markDone,
-  type OutboxEvent,
-  type Relay,
-  type RelayConfig,
-  withOutbox,
-} from "@orderflow/outbox";
+import type { Relay, RelayConfig } from "@orderflow/outbox";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { gatedWrites } from "./gated-write.ts";
 import { startInProcessRelay } from "./in-process-relay.ts";
 import { bufferedOutbox } from "./outbox-buffer.ts";
-import type { Enqueue, ServiceParts, Subscriptions } from "./parts.ts";
+import type { Enqueue, ServiceParts, Subscriptions, WriteWithEvents } from "./parts.ts";
 import { startServiceConsumer } from "./service-consumer.ts";
 import { bindSteps } from "./steps.ts";
 
@@ -37,12 +28,7 @@ export interface RuntimeOptions<Tx extends SqlTx> {
    * (node-postgres), the saga's hot path.
    */
   consumerTransaction: RunTransaction<SqlTx>;
-  /**
-   * Plain SQL (node-postgres) transactions on the HTTP hot path's pool: `writeWithEvents` in a service
-   * composed with its own `enqueue` part.
-   */
-  sqlTransaction: RunTransaction<SqlTx>;
-  /** The same pool's statements with no transaction around them: `writeWithEvents` by default. */
+  /** Plain SQL (node-postgres) statements on the HTTP hot path's pool, no transaction around them. */
   sqlAutocommit: SqlTx;
   /** How many consumer transactions run at once (the rest wait their turn in process). Default 1. */
   consumerConcurrency?: number;
@@ -71,7 +57,7 @@ export interface ServiceRuntime<Tx extends SqlTx> {
    * outbox rows join the statement, which commits alone (one round trip, not four). The events are
    * written only when the write's gate has a row; returns whether it had.
    */
-  writeWithEvents(write: GatedWrite, events: readonly OutboxEvent[]): Promise<boolean>;
+  writeWithEvents: WriteWithEvents;
   readiness: Record<string, () => Promise<boolean>>;
   shutdown(): Promise<void>;
 }
@@ -80,7 +66,6 @@ export async function startServiceRuntime<Tx extends SqlTx>(
   opts: RuntimeOptions<Tx>,
 ): Promise<ServiceRuntime<Tx>> {
   const parts = opts.parts ?? {};
-  const write = parts.enqueue ?? ((tx: SqlTx, event) => enqueue(tx, event));
   const metrics = new Registry();
   metrics.setDefaultLabels({ service: opts.service });
   collectDefaultMetrics({ register: metrics });
@@ -88,21 +73,11 @@ export async function startServiceRuntime<Tx extends SqlTx>(
   const fastPath = startInProcessRelay({
     ...opts,
     registry: metrics,
-    relay: { ...opts.relay, ...parts.relay },
-    ...(parts.claim ? { claim: parts.claim } : {}),
-    ...(parts.relayPublisher ? { publisher: parts.relayPublisher } : {}),
+    ...(parts.relay ? { strategies: parts.relay } : {}),
   });
   // The consumer's outbox rows (a batch's replies) are held until its transaction ends, go in one insert
-  // and take the fast path after the commit; a service composed with another way of writing events
-  // keeps writing them its way, and each commit wakes the sweep instead.
-  const consumerOutbox = parts.enqueue
-    ? {
-        transaction: opts.consumerTransaction,
-        write,
-        done: async (tx: SqlTx, m: DoneMark) => void (await markDone(tx, m.causationId, m.onlyForAggregate)),
-        onCommitted: () => fastPath.relay.wake(),
-      }
-    : bufferedOutbox(opts.consumerTransaction, fastPath.relay);
+  // and take the fast path after the commit.
+  const consumerOutbox = bufferedOutbox(opts.consumerTransaction, fastPath.relay);
   const consuming = await startServiceConsumer<SqlTx>({
     ...opts,
     ...bindSteps({ ...opts.subscriptions, ...parts.steps }, consumerOutbox),
@@ -116,32 +91,21 @@ export async function startServiceRuntime<Tx extends SqlTx>(
       relayMaxBackoffMs: opts.relayMaxBackoffMs,
       reconciliationPeriodMs: opts.reconciliationPeriodMs,
     },
-    parts,
-    ...("onCommitted" in consumerOutbox ? { onCommitted: consumerOutbox.onCommitted } : {}),
+    strategies: parts.consumer ?? {},
   });
 
-  // The HTTP routes' transactions write their events as the consumer's do (one insert, leased to the fast
-  // path); a service composed with another way of writing events writes them its way, ids to the fast path.
-  function httpOutbox<T extends SqlTx>(run: RunTransaction<T>) {
-    if (parts.enqueue)
-      return <R>(work: (tx: T, enqueue: Enqueue) => Promise<R>) =>
-        withOutbox(run, (ids) => fastPath.relay.afterCommit(ids), work, write);
-    const out = bufferedOutbox(run, fastPath.relay);
-    return <R>(work: (tx: T, enqueue: Enqueue) => Promise<R>) =>
-      out.transaction((tx) => work(tx, (event) => out.write(tx, event)));
-  }
+  // The HTTP routes' transactions write their events as the consumer's do (one insert, leased to the
+  // fast path).
+  const httpOutbox = bufferedOutbox(opts.transaction, fastPath.relay);
+  const writeWithEvents = gatedWrites(opts.sqlAutocommit, fastPath.relay);
 
   let shuttingDown: Promise<void> | undefined;
   return {
     metrics,
     relay: fastPath.relay,
     consumer: consuming.consumer,
-    inTransaction: httpOutbox(opts.transaction),
-    writeWithEvents: gatedWrites(
-      parts.enqueue
-        ? { inSqlTransaction: httpOutbox(opts.sqlTransaction) }
-        : { autocommit: opts.sqlAutocommit, relay: fastPath.relay },
-    ),
+    inTransaction: (work) => httpOutbox.transaction((tx) => work(tx, (event) => httpOutbox.write(tx, event))),
+    writeWithEvents: parts.write ? parts.write(writeWithEvents) : writeWithEvents,
     readiness: {
       database: fastPath.ping,
       broker: async () => consuming.isConnected() && fastPath.isConnected(),

@@ -28,7 +28,7 @@ const stockView = {
 export function registerInventoryRoutes(
   app: FastifyInstance,
   deps: { db: Db; runtime: Pick<ServiceRuntime<Tx>, "relay"> },
-): void {
+): undefined {
   const { db } = deps;
   const view = (s: { sku: string; available: number; reserved: number }) => ({
     sku: s.sku,

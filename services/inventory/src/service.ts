@@ -1,39 +1,10 @@
-// The inventory service, composed: its queue and steps, its database, its routes. main.ts runs it with
-// every protection on; the fault lab runs it with other parts (see @orderflow/service-runtime parts.ts).
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import {
-  type CommonEnv,
-  prismaDatabase,
-  type ServiceDefinition,
-  type ServiceParts,
-} from "@orderflow/service-runtime";
-import { createDb, type Db, type Tx } from "./db.ts";
-import { registerInventoryRoutes } from "./routes.ts";
-import { PUBLISHES, QUEUE, SUBSCRIPTIONS } from "./subscriptions.ts";
+// The inventory service: its work queue, its database and its routes, composed as every service is. main.ts
+// runs it with every protection on; the fault lab with other parts (@orderflow/service-runtime parts.ts).
+import { defineService } from "@orderflow/service-runtime";
+import { database } from "./db.ts";
+import { registerInventoryRoutes as routes } from "./routes.ts";
+import { WORK_QUEUE as workQueue } from "./subscriptions.ts";
 
-/** Its Prisma-format migrations (the tables of this service; the outbox and inbox come with their packages). */
-export const MIGRATIONS_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "../prisma/migrations",
-);
-
-export function inventoryService(env: CommonEnv, parts?: ServiceParts): ServiceDefinition<Db, Tx> {
-  return {
-    service: "inventory",
-    envPrefix: "INVENTORY",
-    env,
-    migrationsDir: MIGRATIONS_DIR,
-    queue: QUEUE,
-    subscriptions: SUBSCRIPTIONS,
-    publishes: PUBLISHES,
-    ...prismaDatabase<Db, Tx>((url) => createDb(url)),
-    // Inventory re-sends events only when the order service's reconciliation asks it to.
-    reconciliationPeriodMs: 10 * 60_000,
-    routes: (app, deps) => {
-      registerInventoryRoutes(app, deps);
-      return undefined;
-    },
-    ...(parts ? { parts } : {}),
-  };
-}
+const inventory = defineService("inventory", import.meta.url, { database, workQueue, routes });
+export const MIGRATIONS_DIR = inventory.migrationsDir;
+export const inventoryService = inventory.compose;

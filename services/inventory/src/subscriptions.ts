@@ -5,7 +5,7 @@
 //   order.cancelled                             release-stock     inventory.released
 
 import type { SqlTx } from "@orderflow/db";
-import type { Subscriptions } from "@orderflow/service-runtime";
+import type { Subscriptions, WorkQueue } from "@orderflow/service-runtime";
 import { releaseStock } from "./steps/release-stock.ts";
 import { reserveStock } from "./steps/reserve-stock.ts";
 
@@ -17,3 +17,5 @@ export const SUBSCRIPTIONS: Subscriptions<SqlTx> = {
 };
 
 export const PUBLISHES = ["inventory.reserved", "inventory.rejected", "inventory.released"] as const;
+
+export const WORK_QUEUE: WorkQueue = { queue: QUEUE, subscriptions: SUBSCRIPTIONS, publishes: PUBLISHES };

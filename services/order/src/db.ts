@@ -1,10 +1,8 @@
-// Prisma 7 with the pg driver adapter (no native query engine: it cannot be downloaded here).
-import { PrismaPg } from "@prisma/adapter-pg";
+// The order service's database: its generated Prisma client (service-runtime's prismaDatabase).
+import { prismaDatabase } from "@orderflow/service-runtime";
 import { type Prisma, PrismaClient } from "../generated/prisma/client.ts";
 
 export type Db = PrismaClient;
 export type Tx = Prisma.TransactionClient;
-
-export function createDb(databaseUrl: string, max = 10): Db {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max }) });
-}
+export const database = prismaDatabase<Db, Tx>(PrismaClient);
+export const { createDb } = database;

@@ -1,10 +1,8 @@
 // The order service, composed: its queue and steps, its database, its routes and its reconciliation.
 // main.ts runs it with every protection on; the fault lab runs it with other parts
 // (see @orderflow/service-runtime parts.ts).
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { prismaDatabase, type ServiceDefinition, type ServiceParts } from "@orderflow/service-runtime";
-import { createDb, type Db, type Tx } from "./db.ts";
+import { migrationsDirOf, type ServiceDefinition, type ServiceParts } from "@orderflow/service-runtime";
+import { type Db, database, type Tx } from "./db.ts";
 import type { OrderEnv } from "./env.ts";
 import { createFinalLatency } from "./final-latency.ts";
 import { startReconciliation } from "./reconcile/schedule.ts";
@@ -12,10 +10,7 @@ import { registerOrderRoutes } from "./routes.ts";
 import { orderSubscriptions, PUBLISHES, QUEUE } from "./subscriptions.ts";
 
 /** Its Prisma-format migrations (the tables of this service; the outbox and inbox come with their packages). */
-export const MIGRATIONS_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "../prisma/migrations",
-);
+export const MIGRATIONS_DIR = migrationsDirOf(import.meta.url);
 
 /** The order service's own part besides the common ones. */
 export interface OrderParts extends ServiceParts {
@@ -31,15 +26,16 @@ export function orderService(env: OrderEnv, parts?: OrderParts): ServiceDefiniti
   const finalLatency = createFinalLatency();
   return {
     service: "order",
-    envPrefix: "ORDER",
     env,
     migrationsDir: MIGRATIONS_DIR,
-    queue: QUEUE,
-    subscriptions: orderSubscriptions(finalLatency),
-    // Every event the order service publishes is answered by a reply (contracts' REPLIES), which marks
-    // its row done: none is done on confirm alone.
-    publishes: PUBLISHES,
-    ...prismaDatabase<Db, Tx>((url) => createDb(url)),
+    workQueue: {
+      queue: QUEUE,
+      subscriptions: orderSubscriptions(finalLatency),
+      // Every event the order service publishes is answered by a reply (contracts' REPLIES), which marks
+      // its row done: none is done on confirm alone.
+      publishes: PUBLISHES,
+    },
+    database,
     reconciliationPeriodMs: env.reconcile.intervalMs + env.reconcile.staleAfterMs,
     routes: (app, { db, runtime, log }) => {
       finalLatency.register(runtime.metrics);

@@ -8,7 +8,7 @@
 //                                                    points.reversed                     record-cancel-ack
 // order.created comes from POST /orders (orders/create-order.ts), order.cancelled also from
 // POST /orders/:id/cancel (orders/cancel-order.ts).
-// inventory.reserved goes to points as well, which grants on it beside confirm-order (issue 11): an order
+// inventory.reserved goes to points as well, which grants on it beside confirm-order: an order
 // is final, CONFIRMED with its points recorded, one hop sooner than when points waited for
 // order.confirmed. This service writes order.confirmed only for a v1 inventory.reserved (queued before
 // inventory carried what points needs), and reconciliation re-sends it when that order has no points.

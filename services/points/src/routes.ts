@@ -37,7 +37,7 @@ const grantView = (g: GrantRow) => ({
 export function registerPointsRoutes(
   app: FastifyInstance,
   deps: { db: Db; runtime: Pick<ServiceRuntime<Tx>, "relay"> },
-): void {
+): undefined {
   const { db } = deps;
 
   app.get("/points", { schema: { summary: "Every customer's balance" } }, async () => ({

@@ -1,7 +1,7 @@
 // order.created -> reserve every line or none, and answer inventory.reserved or inventory.rejected.
 // The reservation row is the state guard: an order already decided (or cancelled before its create
 // arrived, which leaves a RELEASED tombstone) reserves nothing again.
-// Set-based (issue 11): a consumer batch's orders are decided together in two statements, whatever their
+// Set-based: a consumer batch's orders are decided together in two statements, whatever their
 // number: one locks every SKU they name and reads which orders are decided already, one writes every
 // decision and takes the stock of the reservations that went in. The orders are decided in delivery
 // order against the stock the earlier ones left, as one by one would. Plain SQL in the consumer's

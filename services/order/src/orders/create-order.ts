@@ -1,9 +1,9 @@
 // POST /orders: the order (PENDING) and its order.created event (a full snapshot) commit together.
 // Idempotency-Key: the same key and body return the same order; the same key with another body is a
 // conflict. The key row is inserted in the same statement as the order, so two racing requests create one
-// order. The hot path is plain SQL on node-postgres (Prisma's client cost 4-5x its CPU per statement,
-// issue 11): key, order, lines, history and the outbox row are one statement, committed alone (one round
-// trip); no read-back after it. Prisma reads a replayed order.
+// order. The hot path is plain SQL on node-postgres (Prisma's client cost 4-5x its CPU per statement):
+// key, order, lines, history and the outbox row are one statement, committed alone (one round trip); no
+// read-back after it. Prisma reads a replayed order.
 import { createHash, randomUUID } from "node:crypto";
 import type { SqlTx } from "@orderflow/db";
 import { HttpProblem } from "@orderflow/http";

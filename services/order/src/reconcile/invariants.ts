@@ -50,8 +50,8 @@ export async function anyOrderMoving(db: OrderReads, staleAfterMs: number): Prom
 /**
  * The scheduled check: nothing more is read while an order is moving (undefined). Under load some order
  * always is, a report that is not settled proves nothing, and its sums read every order ever confirmed:
- * 150-390 ms of PostgreSQL at 140,000 orders each minute, a burst that the saga's latency paid for
- * (issue 11). Once the system settles, the check runs whole.
+ * 150-390 ms of PostgreSQL at 140,000 orders each minute, a burst that the saga's latency paid for.
+ * Once the system settles, the check runs whole.
  */
 export async function checkInvariantsOnceSettled(
   db: OrderReads,

@@ -1,9 +1,9 @@
 // inventory.reserved -> a PENDING order becomes CONFIRMED. Points grants on the same reservation, beside
-// this step (issue 11), so nothing is published here: the order is final once points.granted is recorded
+// this step, so nothing is published here: the order is final once points.granted is recorded
 // too (record-points.ts), whichever of the two commits first. A v1 reservation (queued before inventory
 // carried the customer and total) gives points nothing to grant on: for it this step still asks points
 // with order.confirmed, as it did before.
-// Set-based (issue 11): the consumer hands over a batch's reservations together, and one statement
+// Set-based: the consumer hands over a batch's reservations together, and one statement
 // confirms them all; under load one by one, this service's consumer was the saga's slowest stage.
 import { grantableReservation, isUuid } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";

@@ -1,7 +1,7 @@
 // points.granted -> the order records the points granted, whether the order is confirmed yet or not (points
 // grants on the reservation, beside the confirm). An order.confirmed this service wrote for a v1
 // reservation is the reply's cause: its row becomes done; for any other cause the mark finds no row.
-// Set-based (issue 11): one statement records a consumer batch's grants.
+// Set-based: one statement records a consumer batch's grants.
 import { isUuid } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
 import { batchStep } from "@orderflow/service-runtime";

@@ -4,10 +4,10 @@
 // with the points granted (the order service records the answer as the order's points, so it must repeat
 // them), or 0 for the tombstone.
 // Points grants on the reservation, beside the order's confirm, rather than on the order's confirmation
-// after it (issue 11): one hop fewer before an order is final. Only a reserved order reaches here (a
+// after it: one hop fewer before an order is final. Only a reserved order reaches here (a
 // rejected one is never reserved), and a customer can cancel only a confirmed one, which order.cancelled
 // reverses whichever of the two arrives first.
-// Set-based (issue 11): a consumer batch's grants go in with one statement, whatever their number; a
+// Set-based: a consumer batch's grants go in with one statement, whatever their number; a
 // second statement runs only for the orders that had a grant row already.
 import { grantableReservation, pointsFor } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
