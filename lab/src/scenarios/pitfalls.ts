@@ -25,7 +25,7 @@ const killFact = (target: string) => `${target}Kill`;
 
 /**
  * A consumer killed while it holds work: held down until a backlog builds, started, killed as soon as the
- * broker has handed it the backlog. Under manual acks the backlog comes back; under noAck it is gone.
+ * broker has handed it the backlog. Acked after the commit, the backlog comes back; acked on arrival, it is gone.
  */
 async function killWithBacklog(ctx: FaultContext): Promise<void> {
   await ctx.sleep(ctx.durationMs * 0.15);
@@ -174,7 +174,7 @@ const FIRST_PITFALLS: Pitfall[] = [
   {
     name: "auto-ack",
     summary:
-      "Consumers consume with noAck. Inventory, then points, is held down for 6 s (a backlog builds), started, and SIGKILLed as soon as the broker has handed it the backlog (its queue's ready count halves): with noAck the broker pushes it all at once.",
+      "Consumers ack each delivery as it arrives (what noAck amounts to). Inventory, then points, is held down for 6 s (a backlog builds), started, and SIGKILLed as soon as the broker has handed it the backlog (its queue's ready count halves): acked on arrival, the broker pushes it all at once.",
     predicts:
       "orders stuck PENDING or CONFIRMED without points (unfinished > 0); reconciliation (5 min) does not repair within the run.",
     fault: killWithBacklog,
