@@ -1,8 +1,9 @@
 // What a Docker user relies on without reading the file: supported image versions, containers that stop
 // gracefully, health checks on everything that restarts, data that survives `docker compose up` again.
-import { describe, expect, test, vi } from "vitest";
+
 // The services' own signal handler, read from its source: infra does not depend on service-runtime.
-import { onShutdownSignals } from "../../packages/service-runtime/src/shutdown.ts";
+import { onShutdownSignals } from "@orderflow/service-runtime";
+import { describe, expect, test, vi } from "vitest";
 import { BROKER_ADMIN } from "../src/services.ts";
 import { appServices, composeService, durationMs, readCompose, readRepoFile } from "./compose-file.ts";
 
