@@ -1,0 +1,23 @@
+// `pnpm compose down [--volumes] [--engine]`: removes this project's containers and network (and its
+// volumes with --volumes) through compose, then stops the engine only if `pnpm compose` started it.
+import type { ComposeContext } from "./context.ts";
+import { stopOwnEngine } from "./engine.ts";
+
+export async function down(ctx: ComposeContext, { volumes }: { volumes: boolean }): Promise<void> {
+  const code = await ctx.docker.stream(ctx.composeArgs(["down", ...(volumes ? ["--volumes"] : [])]), {
+    timeoutMs: 300_000,
+  });
+  if (code !== 0) throw new Error(`docker compose down failed (exit ${code})`);
+}
+
+export async function stopEngine(
+  ctx: ComposeContext | undefined,
+  layout: ComposeContext["layout"],
+  log: (m: string) => void,
+) {
+  if (ctx && ctx.engine.kind !== "own") {
+    log(`the engine at ${ctx.engine.host} was not started by pnpm compose: left running`);
+    return;
+  }
+  if (!(await stopOwnEngine(layout, log))) log("no engine of pnpm compose's runs");
+}
