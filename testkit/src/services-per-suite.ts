@@ -1,5 +1,6 @@
 // Component tests (infra/, packages/) drive the real work queues directly, so the services, which consume
-// those queues, are held stopped while they run; system tests (services/ and the harness: lab/, control/, load/) need them running.
+// those queues, are held stopped while they run; system tests (services/ and the harness: lab/, control/,
+// load/) need them running.
 // The sequencer (testkit/src/sequencer.ts) runs every component test first, so the services stop once and
 // start once. Holding is recorded in the stack folder, so it works across vitest's worker processes.
 import {
