@@ -6,8 +6,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 
-/** Every action POST /faults (and `pnpm stack chaos`) knows, plus the poison publisher. */
-export const FAULT_ACTIONS = [
+/**
+ * The actions a scenario step may name: every action POST /faults (and `pnpm stack chaos`) knows, plus
+ * the poison publisher.
+ */
+export const STEP_ACTIONS = [
   "kill",
   "stop",
   "start",
@@ -33,7 +36,7 @@ const seconds = z.number().finite().nonnegative();
 export const faultStepSchema = z
   .strictObject({
     atS: seconds,
-    action: z.enum(FAULT_ACTIONS),
+    action: z.enum(STEP_ACTIONS),
     target: z.string().min(1).optional(),
     durationS: z.number().int().min(1).max(600).optional(),
     everyS: z.number().finite().positive().optional(),
