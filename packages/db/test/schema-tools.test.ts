@@ -4,8 +4,10 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { repoRoot } from "@orderflow/infra";
+import { migrationsDirOf } from "@orderflow/service-runtime";
 import { afterEach, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
@@ -122,8 +124,13 @@ describe("Prisma's own CLI", () => {
       expect(r.stdout).toContain("The schemas at prisma/schema are valid");
       const config = fs.readFileSync(path.join(cwd, "prisma.config.ts"), "utf8");
       expect(config).toContain('migrations: { path: "prisma/migrations" }');
+      // The service finds its migrations from its own module's URL: the folder the config names.
       const composed = fs.readFileSync(path.join(cwd, "src/service.ts"), "utf8");
-      expect(composed).toContain('"../prisma/migrations"');
+      expect(composed).toMatch(
+        /defineService\("\w+", import\.meta\.url|migrationsDirOf\(import\.meta\.url\)/,
+      );
+      const applied = migrationsDirOf(pathToFileURL(path.join(cwd, "src/service.ts")).href);
+      expect(applied).toBe(path.join(cwd, "prisma/migrations"));
     },
   );
 });
