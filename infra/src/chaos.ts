@@ -1,5 +1,5 @@
 // Chaos controls on the real processes of the local stack: the single implementation under the fault
-// lab's scenarios and the fault controller (faults.ts: `pnpm stack chaos`, the control service). Each
+// lab's scenarios and the fault controller (lab/src/faults/book.ts: `pnpm stack chaos`, the control service). Each
 // returns what it did, with timestamps for a fault timeline.
 import { killApp, startApp, stopApp } from "./apps/control.ts";
 import { openStack, type Stack } from "./open-stack.ts";

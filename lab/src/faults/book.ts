@@ -1,5 +1,5 @@
 // The fault controller the control service and `pnpm stack chaos` share: checks a request (400), against
-// the live state and the faults in progress (409), applies it through chaos.ts and, for a timed fault,
+// the live state and the faults in progress (409), applies it through infra's chaos.ts and, for a timed fault,
 // undoes it after durationS. One per process: what it holds lives in memory, the stack's own state
 // (PIDs, held apps) is read live on every request.
 import { randomUUID } from "node:crypto";

@@ -1,7 +1,7 @@
 // The control service's fault controller in compose: the actions of `pnpm stack chaos`, done to the
 // project's containers through the Docker Engine API instead of to local processes. Same interface as
-// infra's createFaultController, same 400/409 rules (the live state a conflict is judged on comes from
-// container inspect), same holds and timed undo.
+// the local stack's createFaultController (book.ts), same 400/409 rules (the live state a conflict is
+// judged on comes from container inspect), same holds and timed undo.
 import { timed } from "@orderflow/infra";
 import { type BookAction, createFaultBook, type FaultController, FaultRequestError } from "./book.ts";
 import type { DockerEngine } from "./docker-engine.ts";

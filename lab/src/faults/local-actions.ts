@@ -1,5 +1,5 @@
 // Every built-in fault action: how its target is checked (400), which live state it conflicts with
-// (409), what it holds while applied, and its undo. Running one always goes through chaos.ts, the single
+// (409), what it holds while applied, and its undo. Running one always goes through infra's chaos.ts, the single
 // implementation the fault lab calls too.
 
 import type { BrokerNodeLayout, Stack } from "@orderflow/infra";
