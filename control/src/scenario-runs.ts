@@ -8,6 +8,8 @@ import { faultReportsDir } from "@orderflow/lab/run/lab.ts";
 import { type LabOptions, runScenario, type ScenarioRun } from "@orderflow/lab/run/run-scenario.ts";
 import type { Expectation, Scenario } from "@orderflow/lab/run/scenario.ts";
 import { findScenario, SCENARIOS } from "@orderflow/lab/scenarios/index.ts";
+import { localTarget } from "@orderflow/lab/targets/local.ts";
+import type { LabTarget } from "@orderflow/lab/targets/target.ts";
 import {
   DEFINED_SCENARIOS,
   type DefinedScenario,
@@ -63,7 +65,7 @@ export interface ScenarioRunsOptions {
   reportsDir: string;
   log: (line: string) => void;
   /** The lab's runner; a test may pass a quicker one. */
-  run?: (s: Stack, sc: Scenario, o: LabOptions) => Promise<ScenarioRun>;
+  run?: (t: LabTarget, sc: Scenario, o: LabOptions) => Promise<ScenarioRun>;
   /** Runs kept for GET /scenarios/runs/:id. */
   keep?: number;
 }
@@ -106,6 +108,7 @@ export function createUnrunnableScenarios(reason: string, reportsDir: string): S
 
 export function createScenarioRuns(s: Stack, opts: ScenarioRunsOptions): ScenarioRuns {
   const run = opts.run ?? runScenario;
+  const target = localTarget(s);
   const keep = opts.keep ?? 50;
   const dir = faultReportsDir(opts.reportsDir);
   const runs = new Map<string, ScenarioRunState>();
@@ -115,7 +118,7 @@ export function createScenarioRuns(s: Stack, opts: ScenarioRunsOptions): Scenari
 
   async function execute(state: ScenarioRunState, sc: Scenario): Promise<void> {
     try {
-      const r = await run(s, sc, {
+      const r = await run(target, sc, {
         durationMs: state.durationS * 1_000,
         long: false,
         ...(state.rate === undefined ? {} : { rate: state.rate }),

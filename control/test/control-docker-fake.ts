@@ -1,5 +1,5 @@
 // A stand-in for the Docker Engine API on a unix socket: the containers of one compose project, and
-// kill/stop/start/restart/inspect answered as the engine does (204, 304 when already in that state, 409
+// kill/stop/start/restart/inspect and network connect/disconnect answered as the engine does (204, 304 when already in that state, 409
 // when killing a stopped container, 404 for an unknown id). It records every call. Test code only: it
 // stands for the engine, not for anything whose delivery guarantee is under test.
 import fs from "node:fs";
@@ -11,6 +11,8 @@ export interface FakeContainer {
   id: string;
   service: string;
   running: boolean;
+  /** Network name -> the container's aliases on it. */
+  networks: Record<string, string[]>;
 }
 
 export interface FakeEngine {
@@ -43,7 +45,7 @@ export async function startFakeEngine(project: string): Promise<FakeEngine> {
   const containers = new Map<string, FakeContainer>();
   for (const [i, service] of COMPOSE_SERVICES.entries()) {
     const id = `c${String(i).padStart(3, "0")}${service.replace(/[^a-z0-9]/g, "")}`;
-    containers.set(id, { id, service, running: true });
+    containers.set(id, { id, service, running: true, networks: { [`${project}_default`]: [service, id] } });
   }
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
@@ -78,6 +80,28 @@ export async function startFakeEngine(project: string): Promise<FakeEngine> {
         }));
       return json(res, 200, list);
     }
+    const net = /^\/networks\/([^/]+)\/(connect|disconnect)$/.exec(url.pathname);
+    if (req.method === "POST" && net) {
+      let body = "";
+      req.on("data", (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      req.on("end", () => {
+        const name = decodeURIComponent(net[1] as string);
+        const b = JSON.parse(body || "{}") as { Container?: string; EndpointConfig?: { Aliases?: string[] } };
+        const target = containers.get(b.Container ?? "");
+        if (!target) return json(res, 404, { message: `No such container: ${b.Container}` });
+        if (net[2] === "disconnect") {
+          if (!target.networks[name]) return json(res, 403, { message: "container is not connected" });
+          delete target.networks[name];
+        } else {
+          if (target.networks[name]) return json(res, 403, { message: "endpoint already exists" });
+          target.networks[name] = b.EndpointConfig?.Aliases ?? [];
+        }
+        return empty(res, 200);
+      });
+      return;
+    }
     const m = /^\/containers\/([^/]+)\/(json|kill|stop|start|restart)$/.exec(url.pathname);
     const c = m ? containers.get(decodeURIComponent(m[1] as string)) : undefined;
     if (!m || !c) return json(res, 404, { message: `No such container: ${m?.[1] ?? url.pathname}` });
@@ -89,6 +113,14 @@ export async function startFakeEngine(project: string): Promise<FakeEngine> {
             Status: c.running ? "running" : "exited",
             Running: c.running,
             Health: { Status: c.running ? "healthy" : "unhealthy" },
+          },
+          NetworkSettings: {
+            Networks: Object.fromEntries(
+              Object.entries(c.networks).map(([name, aliases]) => [
+                name,
+                { NetworkID: name, Aliases: aliases },
+              ]),
+            ),
           },
         });
       case "kill":

@@ -123,6 +123,18 @@ describe("docker fault controller", () => {
     expect(relay.running).toBe(true);
   });
 
+  it("disconnect detaches an app's container from its networks and connect restores the same aliases", async () => {
+    const inventory = engine.byService("inventory");
+    const before = structuredClone(inventory.networks);
+    await faults.apply({ action: "disconnect", target: "inventory" });
+    expect(inventory.networks).toEqual({});
+    expect(inventory.running).toBe(true);
+    expect((await rejection(faults.apply({ action: "disconnect", target: "inventory" }))).status).toBe(409);
+    await faults.apply({ action: "connect", target: "inventory" });
+    expect(inventory.networks).toEqual(before);
+    expect((await rejection(faults.apply({ action: "connect", target: "inventory" }))).status).toBe(409);
+  });
+
   it("stop-broker stops the three nodes and start-broker starts them", async () => {
     await faults.apply({ action: "stop-broker" });
     const nodes = ["rabbitmq-1", "rabbitmq-2", "rabbitmq-3"].map((s) => engine.byService(s));

@@ -14,6 +14,7 @@ export { readHeld, readState } from "./apps/state.ts";
 export type { AppVariant } from "./apps/variant.ts";
 export { amqpUrlsFor as amqpUrls } from "./broker-urls.ts";
 export * from "./chaos.ts";
+export { type ComposeStackView, openComposeStack } from "./compose/stack-view.ts";
 export { readInfraEnv, repoRoot } from "./env.ts";
 export { type BrokerNodeLayout, type Layout, stackLayout } from "./layout.ts";
 export { openStack, type Stack } from "./open-stack.ts";

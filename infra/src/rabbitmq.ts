@@ -26,6 +26,11 @@ export interface RabbitDeps {
   layout: Layout;
   secrets: StackSecrets;
   binDir: string;
+  /**
+   * Nodes this process does not run (compose's containers): every node's management API is tried, as
+   * there is no PID to tell a stopped one by.
+   */
+  remote?: boolean;
 }
 
 export interface Definitions {
@@ -320,7 +325,7 @@ async function api<T>(d: RabbitDeps, pathname: string, init: RequestInit = {}): 
   const auth = `Basic ${Buffer.from(`${BROKER_ADMIN}:${d.secrets.brokerAdmin}`).toString("base64")}`;
   let lastError: unknown;
   for (const n of d.layout.rabbitmq.nodes) {
-    if (!nodePid(n)) continue;
+    if (!d.remote && !nodePid(n)) continue;
     try {
       const res = await fetch(`${managementBase(n)}${pathname}`, {
         ...init,

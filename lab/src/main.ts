@@ -1,8 +1,9 @@
-// `pnpm fault <scenario...>` / `pnpm fault all` / `pnpm fault pitfalls` [--duration 20s] [--long] [--rate N]: runs scenarios
-// against the local stack, writes reports/fault/<scenario>/<run>.json|.html, and exits 1 when a
-// scenario's verdict is not the one it expects.
+// `pnpm fault <scenario...>` / `pnpm fault all` / `pnpm fault pitfalls` [--duration 20s] [--long] [--rate N]
+// [--target local|compose]: runs scenarios against the local stack or the compose stack, writes
+// reports/fault[-compose]/<scenario>/<run>.json|.html, and exits 1 when a scenario's verdict is not the
+// one it expects.
 import { parseCli } from "@orderflow/config";
-import { openStack, restartAppsWith } from "@orderflow/infra";
+import { openStack } from "@orderflow/infra";
 import { parseDuration } from "@orderflow/load/duration.ts";
 import { readLoadEnv } from "@orderflow/load/env.ts";
 import { describeMachine } from "@orderflow/load/machine.ts";
@@ -11,20 +12,30 @@ import { faultReportsDir, runLab } from "./run/lab.ts";
 import { latestRuns } from "./run/latest.ts";
 import { writeLabSummary } from "./run/summary.ts";
 import { SCENARIO_GROUPS, SCENARIOS } from "./scenarios/index.ts";
+import { composeTarget } from "./targets/compose.ts";
+import { localTarget } from "./targets/local.ts";
+import { TARGET_KINDS, type TargetKind } from "./targets/target.ts";
 
-const USAGE = `usage: pnpm fault <scenario...|all> [--duration 20s] [--long] [--rate N]
+const USAGE = `usage: pnpm fault <scenario...|all> [--duration 20s] [--long] [--rate N] [--target local|compose]
        pnpm fault pitfalls  (every pitfall, each followed by its -protected pair)
-       pnpm fault summary   (table of the latest run of each scenario)
+       pnpm fault summary [--target compose]  (table of the latest run of each scenario)
   --duration D   load per scenario, a k6 duration like 20s or 1m30s (default 20s, 180s with --long)
   --long         the long version: 180 s of load unless --duration says otherwise
   --rate N       orders per second offered (default: each scenario's own, ${DEFAULT_RATE}/s)
+  --target T     local (default): the stack of \`pnpm stack up\`; compose: the containers of
+                 \`pnpm compose up\`, faults through its control service (the pitfalls are local only)
 scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}`;
 
 function readArgs(argv: string[]) {
   const { values, positionals, fail, check } = parseCli(
     {
       usage: USAGE,
-      options: { duration: { type: "string" }, long: { type: "boolean" }, rate: { type: "string" } },
+      options: {
+        duration: { type: "string" },
+        long: { type: "boolean" },
+        rate: { type: "string" },
+        target: { type: "string" },
+      },
       positionals: { min: 1, max: SCENARIOS.length + 1 },
     },
     argv,
@@ -36,6 +47,9 @@ function readArgs(argv: string[]) {
   const rate = values.rate === undefined ? undefined : Number(values.rate);
   if (rate !== undefined && !(Number.isFinite(rate) && rate > 0))
     fail(`--rate must be a number of orders per second above 0, got "${values.rate}"`);
+  const target = (values.target ?? "local") as TargetKind;
+  if (!TARGET_KINDS.includes(target))
+    fail(`--target must be one of ${TARGET_KINDS.join(", ")}, got "${values.target}"`);
   const long = values.long ?? false;
   const durationMs =
     values.duration === undefined
@@ -43,26 +57,27 @@ function readArgs(argv: string[]) {
         ? 180_000
         : 20_000
       : check(() => parseDuration(values.duration as string, "--duration"));
-  return { names: positionals, durationMs, long, rate };
+  return { names: positionals, durationMs, long, rate, target };
 }
 
 const args = readArgs(process.argv.slice(2));
 const env = readLoadEnv();
 if (args.names[0] === "summary") {
-  const dir = faultReportsDir(env.reportsDir);
+  const dir = faultReportsDir(env.reportsDir, args.target);
   const runs = latestRuns(dir, SCENARIOS);
   process.stdout.write(writeLabSummary(dir, runs, runs[0]?.outcome.run.machine ?? describeMachine()));
   process.exit(runs.every((r) => r.expectation.passed) ? 0 : 1);
 }
-const stack = openStack();
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const target = args.target === "compose" ? await composeTarget(log) : localTarget(openStack());
 const machine = describeMachine();
 try {
-  const { runs, markdown } = await runLab(stack, args.names, {
+  const { runs, markdown } = await runLab(target, args.names, {
     durationMs: args.durationMs,
     long: args.long,
     ...(args.rate ? { rate: args.rate } : {}),
-    reportsDir: faultReportsDir(env.reportsDir),
-    log: (line) => process.stdout.write(`${line}\n`),
+    reportsDir: faultReportsDir(env.reportsDir, args.target),
+    log,
     machine,
   });
   process.stdout.write(`\n${markdown}\n`);
@@ -72,5 +87,5 @@ try {
   process.exitCode = runs.every((r) => r.expectation.passed) ? 0 : 1;
 } finally {
   // Leave the stack as `stack up` made it: no lab switch, no proxy.
-  await restartAppsWith(stack, {});
+  await target.restartAppsWith({});
 }

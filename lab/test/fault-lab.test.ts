@@ -9,6 +9,7 @@ import { openStack, restartAppsWith } from "@orderflow/infra";
 import { afterAll, describe, expect, test } from "vitest";
 import { runScenario } from "../src/run/run-scenario.ts";
 import { SCENARIOS } from "../src/scenarios/index.ts";
+import { localTarget } from "../src/targets/local.ts";
 
 const stack = openStack(undefined, false);
 /** Orders per second in CI's short runs (the lab's default is DEFAULT_RATE). */
@@ -33,7 +34,7 @@ describe("fault lab, short runs", () => {
         ? "the audit finds the damage it predicts"
         : "nothing lost, nothing applied twice";
     test(`${sc.name}: ${promise}`, async () => {
-      const r = await runScenario(stack, sc, {
+      const r = await runScenario(localTarget(stack), sc, {
         durationMs: 12_000,
         rate: CI_RATE,
         drainMs: 0,

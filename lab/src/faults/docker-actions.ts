@@ -51,6 +51,8 @@ export function dockerFaultActions(t: ComposeTargets): Record<string, DockerFaul
       await Promise.all(services.map((s) => t.start(s)));
       return { started: services };
     });
+  const connectApp = (name: string, service: string) =>
+    timed("connect", name, async () => ({ container: (await t.connect(service)).name }));
   const startApp = (name: string, service: string) =>
     timed("start", name, async () => ({ container: (await t.start(service)).name }));
 
@@ -98,6 +100,31 @@ export function dockerFaultActions(t: ComposeTargets): Record<string, DockerFaul
         const service = t.appService(target);
         if (await t.running(service)) throw conflict(`${target} is not stopped`);
         return { holds: [service], run: () => startApp(target, service) };
+      },
+    },
+    disconnect: {
+      usage: `disconnect ${APP}  detach its container from the network (sockets stay open, packets go nowhere)`,
+      target: APP,
+      undoable: true,
+      prepare: async (target) => {
+        const service = t.appService(target);
+        if (!(await t.attached(service))) throw conflict(`${target} is already disconnected`);
+        return {
+          holds: [service],
+          run: () =>
+            timed("disconnect", target, async () => ({ container: (await t.disconnect(service)).name })),
+          undo: () => connectApp(target, service),
+        };
+      },
+    },
+    connect: {
+      usage: `connect ${APP}     attach a disconnected container to its networks again`,
+      target: APP,
+      undoable: false,
+      prepare: async (target) => {
+        const service = t.appService(target);
+        if (await t.attached(service)) throw conflict(`${target} is not disconnected`);
+        return { holds: [service], run: () => connectApp(target, service) };
       },
     },
     "kill-node": {

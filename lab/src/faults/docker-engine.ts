@@ -39,6 +39,18 @@ export interface DockerEngine {
   /** False when it was running already (the engine's 304). */
   start(id: string): Promise<boolean>;
   restart(id: string, timeoutS: number): Promise<void>;
+  /** The networks a container is attached to, with the aliases compose gave it on each. */
+  networks(id: string): Promise<ContainerNetwork[]>;
+  /** Detaches it from a network: its sockets stay open, but no packet reaches it or leaves it. */
+  disconnect(networkId: string, id: string): Promise<void>;
+  /** Attaches it again, under the same aliases (compose's service name resolves to it again). */
+  connect(networkId: string, id: string, aliases: string[]): Promise<void>;
+}
+
+export interface ContainerNetwork {
+  id: string;
+  name: string;
+  aliases: string[];
 }
 
 /** The engine answered with an error status; `message` is its own explanation. */
@@ -61,21 +73,30 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 export function createDockerEngine(opts: DockerEngineOptions): DockerEngine {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
-  const request = (method: "GET" | "POST", path: string, boundMs = timeoutMs): Promise<RawResponse> =>
+  const request = (
+    method: "GET" | "POST",
+    path: string,
+    boundMs = timeoutMs,
+    body?: unknown,
+  ): Promise<RawResponse> =>
     new Promise((resolve, reject) => {
-      const req = http.request({ socketPath: opts.socketPath, method, path, timeout: boundMs }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
-        );
-        res.on("error", reject);
-      });
+      const headers = body === undefined ? {} : { "content-type": "application/json" };
+      const req = http.request(
+        { socketPath: opts.socketPath, method, path, timeout: boundMs, headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+          );
+          res.on("error", reject);
+        },
+      );
       req.on("timeout", () =>
         req.destroy(new Error(`Docker Engine API: ${method} ${path} took longer than ${boundMs} ms`)),
       );
       req.on("error", (e: NodeJS.ErrnoException) => reject(socketError(e, opts.socketPath)));
-      req.end();
+      req.end(body === undefined ? undefined : JSON.stringify(body));
     });
 
   /** Only the listed statuses are answers; anything else becomes a DockerApiError with the engine's message. */
@@ -84,8 +105,9 @@ export function createDockerEngine(opts: DockerEngineOptions): DockerEngine {
     path: string,
     ok: number[],
     boundMs?: number,
+    body?: unknown,
   ): Promise<RawResponse> {
-    const res = await request(method, path, boundMs);
+    const res = await request(method, path, boundMs, body);
     if (!ok.includes(res.status))
       throw new DockerApiError(res.status, `Docker Engine API: ${method} ${path}: ${engineMessage(res)}`);
     return res;
@@ -132,6 +154,23 @@ export function createDockerEngine(opts: DockerEngineOptions): DockerEngine {
     async restart(id, timeoutS) {
       await call("POST", `${containerPath(id, "restart")}?t=${timeoutS}`, [204], timeoutS * 1000 + timeoutMs);
     },
+    async networks(id) {
+      const res = await call("GET", containerPath(id), [200]);
+      const nets = (JSON.parse(res.body) as RawInspect).NetworkSettings?.Networks ?? {};
+      return Object.entries(nets).map(([name, n]) => ({
+        id: n.NetworkID ?? name,
+        name,
+        aliases: n.Aliases ?? [],
+      }));
+    },
+    async disconnect(networkId, id) {
+      const path = `/networks/${encodeURIComponent(networkId)}/disconnect`;
+      await call("POST", path, [200], undefined, { Container: id, Force: false });
+    },
+    async connect(networkId, id, aliases) {
+      const path = `/networks/${encodeURIComponent(networkId)}/connect`;
+      await call("POST", path, [200], undefined, { Container: id, EndpointConfig: { Aliases: aliases } });
+    },
   };
 }
 
@@ -140,6 +179,10 @@ interface RawContainer {
   Names?: string[];
   State?: string;
   Labels?: Record<string, string>;
+}
+
+interface RawInspect {
+  NetworkSettings?: { Networks?: Record<string, { NetworkID?: string; Aliases?: string[] | null }> };
 }
 
 interface RawState {

@@ -1,7 +1,7 @@
 // What the docker fault actions act on: a request's target resolved to a compose service, and each
 // service's one container looked up by its compose labels and driven through the engine.
 import { FaultRequestError } from "./book.ts";
-import type { ContainerSummary, DockerEngine } from "./docker-engine.ts";
+import type { ContainerNetwork, ContainerSummary, DockerEngine } from "./docker-engine.ts";
 import { createLeaderLookup } from "./docker-management.ts";
 
 export interface ComposeTargetsDeps {
@@ -25,6 +25,12 @@ export interface ComposeTargets {
   /** Start and wait until its health check passes (or until it runs, for one without a check). */
   start(service: string): Promise<ContainerSummary>;
   restart(service: string): Promise<ContainerSummary>;
+  /** Whether the service's container is attached to any network. */
+  attached(service: string): Promise<boolean>;
+  /** Detaches the container from every network it is on; its processes and sockets stay as they are. */
+  disconnect(service: string): Promise<ContainerSummary>;
+  /** Attaches it again to the networks it was detached from (the project's default one if unknown). */
+  connect(service: string): Promise<ContainerSummary>;
   /** The broker nodes' services that run (true) or do not (false) now. */
   brokerServices(running: boolean): Promise<string[]>;
   allBrokerServices: string[];
@@ -80,6 +86,8 @@ export function composeTargets(deps: ComposeTargetsDeps): ComposeTargets {
   }
 
   const running = async (service: string) => (await engine.inspect((await container(service)).id)).running;
+  // What each disconnect detached, so the connect restores exactly those networks and aliases.
+  const detached = new Map<string, ContainerNetwork[]>();
 
   return {
     appService(target) {
@@ -124,6 +132,23 @@ export function composeTargets(deps: ComposeTargetsDeps): ComposeTargets {
       const c = await container(service);
       await engine.restart(c.id, stopTimeoutS(service));
       await waitHealthy(c);
+      return c;
+    },
+    attached: async (service) => (await engine.networks((await container(service)).id)).length > 0,
+    async disconnect(service) {
+      const c = await container(service);
+      const nets = await engine.networks(c.id);
+      for (const n of nets) await engine.disconnect(n.id, c.id);
+      detached.set(service, nets);
+      return c;
+    },
+    async connect(service) {
+      const c = await container(service);
+      const nets = detached.get(service) ?? [
+        { id: `${project}_default`, name: `${project}_default`, aliases: [service] },
+      ];
+      for (const n of nets) await engine.connect(n.id, c.id, n.aliases);
+      detached.delete(service);
       return c;
     },
     async brokerServices(wanted) {

@@ -130,6 +130,14 @@ export async function waitUntilInactive(
   }
 }
 
+/** The watcher of a target without Alertmanager: it sees nothing and polls nothing. */
+export const NO_ALERT_WATCH: AlertWatcher = {
+  alerts: () => [],
+  polls: () => 0,
+  waitUntil: async () => false,
+  stop: async () => ({ alerts: [], polls: 0, failedPolls: 0 }),
+};
+
 export function startAlertWatcher(o: WatchOptions): AlertWatcher {
   const interval = o.intervalMs ?? 1_000;
   const stopAt = Date.now() + (o.maxMs ?? 20 * 60_000);

@@ -1,23 +1,31 @@
 // Runs a list of scenarios one after the other and writes the summary table; shared by the CLI and
 // the CI test, so both exercise the same code.
 import path from "node:path";
-import type { Stack } from "@orderflow/infra";
 import { selectScenarios } from "../scenarios/index.ts";
+import type { LabTarget, TargetKind } from "../targets/target.ts";
 import { type LabOptions, runScenario, type ScenarioRun } from "./run-scenario.ts";
 import { writeLabSummary } from "./summary.ts";
 
-export const faultReportsDir = (reportsDir: string) => path.join(reportsDir, "fault");
+/** Each target's runs in a folder of their own, so each summary table holds one target's latest runs. */
+export const faultReportsDir = (reportsDir: string, target: TargetKind = "local") =>
+  path.join(reportsDir, target === "local" ? "fault" : `fault-${target}`);
 
 export async function runLab(
-  s: Stack,
+  t: LabTarget,
   names: string[],
   o: LabOptions & { machine: string },
 ): Promise<{ runs: ScenarioRun[]; markdown: string }> {
-  const scenarios = selectScenarios(names);
+  const selected = selectScenarios(names);
+  const scenarios = selected.filter((sc) => t.kind === "local" || !sc.localOnly);
+  const skipped = selected.filter((sc) => !scenarios.includes(sc));
+  if (skipped.length > 0)
+    o.log(
+      `skipped on ${t.kind}, as they run on the local stack only (${skipped[0]?.localOnly}): ${skipped.map((sc) => sc.name).join(", ")}`,
+    );
   const runs: ScenarioRun[] = [];
   for (const sc of scenarios) {
     o.log(`=== ${sc.name} (${sc.kind}): ${sc.summary}`);
-    const r = await runScenario(s, sc, o);
+    const r = await runScenario(t, sc, o);
     for (const c of r.expectation.checks) o.log(`  ${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}`);
     o.log(`  => ${r.expectation.passed ? "pass" : "FAIL"}; report ${r.files.html}`);
     runs.push(r);

@@ -2,7 +2,7 @@
 // fault script beside it, the per-second samples, then the bounded audit, the files and the verdict.
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { alertmanagerUrl, healInfrastructure, restartAppsWith, type Stack } from "@orderflow/infra";
+import type { Stack } from "@orderflow/infra";
 import { createJsonlWriter, type LedgerEntry, recordSuccesses } from "@orderflow/load/ledger.ts";
 import {
   availabilityDuringFaults,
@@ -18,8 +18,9 @@ import { startLoad } from "@orderflow/load/runner.ts";
 import { DEFAULT_RATE, inFlightCap } from "@orderflow/load/scenario-definitions.ts";
 import { absorbedCounters, audit } from "../audit/audit.ts";
 import { parkingCounts } from "../audit/parking-counts.ts";
+import type { LabTarget } from "../targets/target.ts";
 import { alertChecks, alertTitle, allFiredAndResolved, expectedAlerts, faultSpan } from "./alert-checks.ts";
-import { startAlertWatcher, waitUntilInactive } from "./alerts.ts";
+import { NO_ALERT_WATCH, startAlertWatcher, waitUntilInactive } from "./alerts.ts";
 import { check } from "./expectations.ts";
 import { type InFlightSample, startInFlightProbe } from "./in-flight.ts";
 import { retireDamage } from "./retire-damage.ts";
@@ -98,13 +99,19 @@ function withAlerts(e: Expectation, checks: Expectation["checks"]): Expectation 
   return { passed: e.passed && checks.every((c) => c.ok), checks: [...e.checks, ...checks] };
 }
 
-export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Promise<ScenarioRun> {
+/** The scenario as it runs on the target: compose's own parts where it declares them. */
+export const onTarget = (sc: Scenario, t: LabTarget): Scenario =>
+  t.kind === "compose" && sc.compose ? { ...sc, ...sc.compose } : sc;
+
+export async function runScenario(t: LabTarget, declared: Scenario, lab: LabOptions): Promise<ScenarioRun> {
+  const sc = onTarget(declared, t);
+  const s = t.stack;
   const o = { ...lab, durationMs: Math.max(lab.durationMs, sc.minDurationMs ?? 0) };
   const runId = new Date().toISOString().replace(/[:.]/g, "-");
   const prefix = `fl-${sc.name}-${Date.now().toString(36)}-`;
   const facts: Record<string, unknown> = {};
   // Each scenario starts from a whole stack, whatever an earlier one (or an operator) left broken.
-  const repaired = await healInfrastructure(s, (m) => o.log(`[${sc.name}] ${m}`));
+  const repaired = await t.heal((m) => o.log(`[${sc.name}] ${m}`));
   if (repaired.length > 0) {
     facts.repairedBeforeRun = repaired;
     o.log(`[${sc.name}] found down and started before the run: ${repaired.join(", ")}`);
@@ -112,11 +119,15 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   const variant = (await sc.apps?.(s, facts)) ?? {};
   // Broker URLs carry credentials: the log shows them masked.
   o.log(`[${sc.name}] apps ${JSON.stringify(variant).replace(/\/\/([^:/@]+):[^@]+@/g, "//$1:***@")}`);
-  if (await restartAppsWith(s, variant)) o.log(`[${sc.name}] apps restarted as that variant`);
+  if (await t.restartAppsWith(variant)) o.log(`[${sc.name}] apps restarted as that variant`);
 
-  if (sc.alerts) {
-    const names = [...new Set(sc.alerts.map((a) => a.name))];
-    const still = await waitUntilInactive(alertmanagerUrl(s), names, Date.now() + 30_000);
+  // Without an Alertmanager (compose without its monitoring profile) the alerts are not checked.
+  const amUrl = t.alertmanagerUrl;
+  const declaredAlerts = amUrl ? sc.alerts : undefined;
+  if (amUrl === undefined && sc.alerts) facts.alertsNotChecked = "no Alertmanager runs on this target";
+  if (amUrl && declaredAlerts) {
+    const names = [...new Set(declaredAlerts.map((a) => a.name))];
+    const still = await waitUntilInactive(amUrl, names, Date.now() + 30_000);
     if (still.length > 0) o.log(`[${sc.name}] still active before the run: ${still.join(", ")}`);
   }
 
@@ -165,13 +176,15 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   const probe = startInFlightProbe(s, work.prefix, () => performance.now() - t0);
   const inFlight: InFlightSample[] = [];
   const settleMs = sc.settleMs ?? (o.long ? 180_000 : 60_000);
-  const alertsWatch = startAlertWatcher({
-    url: alertmanagerUrl(s),
-    sinceMs: () => performance.now() - t0,
-    // Bounded even if this run throws before stopping it: the load, the settle, the waits, a margin.
-    maxMs: o.durationMs + settleMs + ALERT_WAIT_MS + 300_000,
-    log: (line) => o.log(`[${sc.name}] ${line}`),
-  });
+  const alertsWatch = amUrl
+    ? startAlertWatcher({
+        url: amUrl,
+        sinceMs: () => performance.now() - t0,
+        // Bounded even if this run throws before stopping it: the load, the settle, the waits, a margin.
+        maxMs: o.durationMs + settleMs + ALERT_WAIT_MS + 300_000,
+        log: (line) => o.log(`[${sc.name}] ${line}`),
+      })
+    : NO_ALERT_WATCH;
 
   let loadDone = false;
   const done = load.result.finally(() => {
@@ -184,6 +197,8 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   };
   const fault = (sc.fault ?? (async () => {}))({
     stack: s,
+    target: t.kind,
+    faults: t.faults,
     durationMs: o.durationMs,
     long: o.long,
     mark: (name, detail) => {
@@ -214,7 +229,7 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   // A script that failed may have left its fault in place: heal it, so the audit still reads every
   // database and queue (the scenario fails anyway, below).
   if (facts.faultError !== undefined)
-    facts.repairedAfterFault = await healInfrastructure(s, (m) => o.log(`[${sc.name}] ${m}`));
+    facts.repairedAfterFault = await t.heal((m) => o.log(`[${sc.name}] ${m}`));
   o.log(
     `[${sc.name}] load done: ${run.summary.iterations.completed} requests, ${run.summary.status["2xx"]} accepted; auditing`,
   );
@@ -232,7 +247,7 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
   const drainUntil = Date.now() + (o.drainMs ?? 20_000);
   while (!sampler.drained() && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 1_000));
   const series = await sampler.stop();
-  const expected = expectedAlerts(sc.alerts, facts, s);
+  const expected = expectedAlerts(declaredAlerts, facts, s);
   const span = faultSpan(run.events, run.durationMs);
   if (expected.length > 0 && span !== null) {
     o.log(`[${sc.name}] waiting for alerts ${expected.map(alertTitle).join(", ")} to fire and resolve`);
@@ -292,7 +307,8 @@ export async function runScenario(s: Stack, sc: Scenario, lab: LabOptions): Prom
     run,
     series,
     alerts: watched.alerts,
-    alertWatch: { url: alertmanagerUrl(s), polls: watched.polls, failedPolls: watched.failedPolls },
+    target: t.kind,
+    alertWatch: { url: amUrl ?? null, polls: watched.polls, failedPolls: watched.failedPolls },
     audit: verdict,
   });
   const html = writeReport(path.join(dir, `${runId}.html`), {

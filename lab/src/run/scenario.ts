@@ -3,10 +3,16 @@
 import type { AppVariant, Stack } from "@orderflow/infra";
 import type { RunResult } from "@orderflow/load/result.ts";
 import type { AuditResult } from "../audit/audit.ts";
+import type { FaultApplier } from "../faults/control-client.ts";
+import type { TargetKind } from "../targets/target.ts";
 import type { WatchedAlert } from "./alerts.ts";
 
 export interface FaultContext {
+  /** Ports and credentials of what the run targets (the compose stack's published ones there). */
   stack: Stack;
+  target: TargetKind;
+  /** Applies a fault action ({ action, target }) the way `pnpm stack chaos` and POST /faults do. */
+  faults: FaultApplier;
   /** The load's length in ms; a fault script times itself against it and must end before it. */
   durationMs: number;
   long: boolean;
@@ -67,6 +73,13 @@ export interface Scenario {
   apps?: (s: Stack, facts: Record<string, unknown>) => Promise<AppVariant> | AppVariant;
   /** Runs beside the load; returns when its last fault is healed. */
   fault?: (ctx: FaultContext) => Promise<void>;
+  /**
+   * How it runs against the compose stack's containers, where that differs (a network fault is a
+   * container detached from its network instead of a proxy in front of a process); unset: the same.
+   */
+  compose?: Partial<Pick<Scenario, "summary" | "apps" | "fault" | "cleanup" | "settleMs">>;
+  /** Why it runs only on the local stack (it swaps the apps' code); unset: it runs on both. */
+  localOnly?: string;
   /** Cleans up what apps or fault set up (a proxy), after the audit and before the verdict. */
   cleanup?: (facts: Record<string, unknown>, s: Stack) => Promise<void>;
   /** The fault needs at least this much load around it (the broker outage lasts 20 s). */

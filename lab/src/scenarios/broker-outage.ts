@@ -1,7 +1,6 @@
 // The whole broker (all three nodes) down for 20 s. The order API writes only to its database (the
 // outbox), so it must keep answering 2xx; the relays back off and publish the backlog afterwards.
 // Numbers: scenarios/broker-outage.json.
-import { startWholeBroker, stopWholeBroker } from "@orderflow/infra";
 import { loadDefinition, scenarioNumbers, stepsOf, timeScale } from "@orderflow/load/scenario-definitions.ts";
 import { check, expectNoDamage } from "../run/expectations.ts";
 import type { FaultContext, Scenario } from "../run/scenario.ts";
@@ -17,11 +16,11 @@ export async function brokerDown(ctx: FaultContext, afterMs: number, outageMs: n
   await ctx.sleep(afterMs);
   await ctx.measureInFlight("stop the whole broker");
   ctx.mark("fault injected: broker stopped");
-  await stopWholeBroker(ctx.stack);
+  await ctx.faults.apply({ action: "stop-broker" });
   ctx.mark("all broker nodes stopped");
   // The outage is not cut short when the load ends: the audit must see the whole of it.
   await new Promise((r) => setTimeout(r, outageMs));
-  await startWholeBroker(ctx.stack);
+  await ctx.faults.apply({ action: "start-broker" });
   ctx.mark("fault healed: broker started");
 }
 

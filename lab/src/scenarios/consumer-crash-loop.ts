@@ -2,7 +2,6 @@
 // consume: each kill drops in-flight handlers mid-transaction and unacked deliveries; the broker
 // redelivers them, the inbox turns the ones that had committed into no-ops.
 // Numbers: scenarios/consumer-crash-loop.json (one repeating step per target, staggered).
-import { killApplication } from "@orderflow/infra";
 import {
   type FaultStep,
   loadDefinition,
@@ -36,7 +35,7 @@ export async function killLoop(
     while (Date.now() < until) {
       try {
         await ctx.measureInFlight(`kill -9 ${target}`);
-        await killApplication(target, ctx.stack);
+        await ctx.faults.apply({ action: "kill", target });
         kills++;
       } catch (e) {
         ctx.log(`skip kill of ${target}: ${(e as Error).message}`);

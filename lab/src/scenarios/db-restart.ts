@@ -1,7 +1,6 @@
 // PostgreSQL restarted (fast shutdown, start) under load: some API calls fail while it is down (the
 // ledger holds only 2xx), consumers retry without spending attempts, relays resume from the outbox.
 // Numbers: scenarios/db-restart.json.
-import { restartPostgresServer } from "@orderflow/infra";
 import { loadDefinition, scenarioNumbers, stepsOf, timeScale } from "@orderflow/load/scenario-definitions.ts";
 import { expectNoDamage } from "../run/expectations.ts";
 import type { Scenario } from "../run/scenario.ts";
@@ -17,7 +16,7 @@ export const dbRestart: Scenario = {
     await ctx.sleep(timeScale(def, ctx.durationMs)(restart?.atS ?? 0));
     await ctx.measureInFlight("restart postgres");
     ctx.mark("fault injected: postgres restarting");
-    await restartPostgresServer(ctx.stack);
+    await ctx.faults.apply({ action: "restart-postgres" });
     ctx.mark("fault healed: postgres up");
   },
   expect: (o) => expectNoDamage(o),

@@ -1,7 +1,6 @@
 // kill -9 of the broker node leading inventory's work queue, restarted later: the quorum queue elects
 // a new leader from the two followers, publishers and consumers reconnect to the surviving nodes.
 // Numbers: scenarios/leader-loss.json.
-import { killBrokerNode, resolveNode, startBrokerNode } from "@orderflow/infra";
 import {
   heldStep,
   loadDefinition,
@@ -25,15 +24,13 @@ export const leaderLoss: Scenario = {
   fault: async (ctx) => {
     const at = timeScale(def, ctx.durationMs);
     await ctx.sleep(at(kill.atS));
-    // The leader first (a CLI call of a second or two), so what is in flight is measured at the kill.
-    const leader = await resolveNode(ctx.stack, kill.target ?? "");
-    await ctx.measureInFlight(`kill -9 ${leader}`);
-    const ev = await killBrokerNode(leader, ctx.stack);
-    const node = String(ev.detail?.node);
+    await ctx.measureInFlight(`kill -9 ${kill.target}`);
+    const killed = await ctx.faults.apply({ action: "kill-node", target: kill.target });
+    const node = String(killed.detail?.node);
     ctx.facts.killedNode = node;
     ctx.mark("fault injected: kill -9 leader", { node });
     await ctx.sleep(at(kill.untilS) - at(kill.atS));
-    await startBrokerNode(node, ctx.stack);
+    await ctx.faults.apply({ action: "start-node", target: node });
     ctx.mark("fault healed: node restarted", { node });
   },
   alerts: [

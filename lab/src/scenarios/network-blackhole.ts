@@ -52,6 +52,23 @@ export async function closeProxies(facts: Record<string, unknown>): Promise<void
   await Promise.all(proxies.map((p) => p.close()));
 }
 
+/**
+ * On the compose stack: inventory's container detached from the project's network for `ms` (through the
+ * control service), then attached again. Its sockets stay open but nothing reaches the broker (nor the
+ * database: a harsher cut than the proxy's, which spares PostgreSQL).
+ */
+export async function disconnectFor(ctx: FaultContext, ms: number, app: string): Promise<void> {
+  await ctx.measureInFlight(`disconnect ${app}`);
+  await ctx.faults.apply({ action: "disconnect", target: app });
+  ctx.mark(`fault injected: ${app}'s container disconnected`);
+  try {
+    await ctx.sleep(ms);
+  } finally {
+    await ctx.faults.apply({ action: "connect", target: app });
+  }
+  ctx.mark("fault healed: container connected again");
+}
+
 export const networkBlackhole: Scenario = {
   name: "network-blackhole",
   kind: "normal",
@@ -63,6 +80,15 @@ export const networkBlackhole: Scenario = {
     await blackholeFor(ctx, 10_000, "inventory's broker link");
   },
   cleanup: closeProxies,
+  compose: {
+    summary: "inventory's container detached from the compose network (sockets kept open) for 10 s.",
+    apps: () => ({}),
+    fault: async (ctx) => {
+      await ctx.sleep(ctx.durationMs * 0.25);
+      await disconnectFor(ctx, 10_000, "inventory");
+    },
+    cleanup: async () => {},
+  },
   minDurationMs: 25_000,
   expect: (o) => expectNoDamage(o),
 };

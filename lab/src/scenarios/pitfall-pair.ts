@@ -60,6 +60,10 @@ export function pair(p: Pitfall): [Scenario, Scenario] {
     ...(p.minDurationMs ? { minDurationMs: p.minDurationMs } : {}),
     ...(p.settleMs ? { settleMs: p.settleMs } : {}),
     damage: p.figures,
+    // Both halves drive the apps' processes directly (a lab build of their code, a held app, a
+    // proxy) through the local stack's supervisor.
+    localOnly:
+      "a pitfall and its pair restart the apps as the lab's variants of their code, which needs the local stack's supervisor",
   };
   const trigger = p.trigger ?? {};
   const hasTrigger = Object.values(trigger).some((v) => v);

@@ -1,6 +1,5 @@
 // Redis down: it only holds the consumers' early-skip cache, so the inbox (PostgreSQL) remains the
 // truth and nothing changes but a few more inbox look-ups. Numbers: scenarios/redis-outage.json.
-import { startRedisServer, stopRedisServer } from "@orderflow/infra";
 import {
   heldStep,
   loadDefinition,
@@ -21,10 +20,10 @@ export const redisOutage: Scenario = {
     const at = timeScale(def, ctx.durationMs);
     await ctx.sleep(at(outage.atS));
     await ctx.measureInFlight("stop redis");
-    await stopRedisServer(ctx.stack);
+    await ctx.faults.apply({ action: "stop-redis" });
     ctx.mark("fault injected: redis stopped");
     await ctx.sleep(at(outage.untilS) - at(outage.atS));
-    await startRedisServer(ctx.stack);
+    await ctx.faults.apply({ action: "start-redis" });
     ctx.mark("fault healed: redis started");
   },
   expect: (o) => expectNoDamage(o),
