@@ -15,7 +15,14 @@ import { initEnvFile } from "../src/compose/env-init.ts";
 import { composeLayout } from "../src/compose/layout.ts";
 import { overrideText } from "../src/compose/override.ts";
 import { busyPorts, portInUse, withOffset } from "../src/compose/ports.ts";
-import { coreServices, publishedPorts, readProject, requiredVariables } from "../src/compose/project.ts";
+import {
+  coreServices,
+  MONITORING_PROFILE,
+  profileServices,
+  publishedPorts,
+  readProject,
+  requiredVariables,
+} from "../src/compose/project.ts";
 import { repoRoot } from "../src/index.ts";
 
 const run = promisify(execFile);
@@ -139,7 +146,10 @@ describe("the override file", () => {
     expect(services).toEqual(
       expect.arrayContaining(["postgres", "rabbitmq-3", "order", "relay-points", "control"]),
     );
+    // The monitoring profile and k6's are read from the file, not listed here.
+    expect(profileServices(project, MONITORING_PROFILE)).toContain("prometheus");
     expect(services).not.toContain("prometheus");
+    expect(services).not.toContain("jaeger");
     expect(services).not.toContain("k6");
     const unchecked = services.filter(
       (s) => project.services[s]?.restart !== "no" && !project.services[s]?.healthcheck,

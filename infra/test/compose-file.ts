@@ -8,6 +8,7 @@ import { repoRoot } from "../src/index.ts";
 export type ComposeService = {
   image?: string;
   build?: unknown;
+  profiles?: string[];
   environment?: Record<string, string>;
   volumes?: string[];
   ports?: string[];

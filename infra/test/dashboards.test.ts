@@ -26,8 +26,9 @@ interface Panel {
 interface Variable {
   name: string;
   type: string;
-  query: string;
-  current?: { value?: string };
+  query: string | { query: string };
+  current?: { value?: string | string[] };
+  allValue?: string;
 }
 interface Dashboard {
   uid: string;
@@ -60,7 +61,14 @@ function substitute(expr: string, d: Dashboard): string {
     __interval_ms: "5000",
     __range: "15m",
   };
-  for (const v of d.templating.list) if (v.type !== "datasource") vars[v.name] = v.current?.value ?? v.query;
+  for (const v of d.templating.list) {
+    if (v.type === "constant") vars[v.name] = String(v.current?.value ?? v.query);
+    // A picker: All as its regex (allValue), or the values picked as Grafana joins them for =~.
+    if (v.type === "query") {
+      const picked = [v.current?.value ?? []].flat();
+      vars[v.name] = picked.includes("$__all") ? (v.allValue ?? ".*") : picked.join("|");
+    }
+  }
   const out = expr.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string, bare: string) => {
     const name = braced ?? bare;
     return name in vars ? (vars[name] as string) : whole;
@@ -85,8 +93,8 @@ async function instantQuery(base: string, query: string): Promise<PromAnswer> {
 }
 
 describe("the dashboards' JSON", () => {
-  it("has the four dashboards with unique uids", () => {
-    expect(FILES.sort()).toEqual(["inventory.json", "order.json", "overview.json", "points.json"]);
+  it("has the five dashboards with unique uids", () => {
+    expect(FILES.sort()).toEqual(["inventory.json", "k6.json", "order.json", "overview.json", "points.json"]);
     expect(new Set(boards.map(([, d]) => d.uid)).size).toBe(boards.length);
   });
 
@@ -108,6 +116,22 @@ describe("the dashboards' JSON", () => {
       }
     },
   );
+});
+
+describe("the k6 dashboard", () => {
+  const k6 = boards.find(([f]) => f === "k6.json")?.[1] as Dashboard;
+
+  it("picks runs by their testid, every run by default, and every query reads only the runs picked", () => {
+    const testid = k6.templating.list.find((v) => v.name === "testid");
+    expect(testid).toMatchObject({ type: "query", allValue: ".*", current: { value: ["$__all"] } });
+    expect(JSON.stringify(testid?.query)).toContain("testid");
+    const exprs = queryPanels(k6).flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+    expect(exprs.length).toBeGreaterThan(10);
+    expect(exprs.filter((e) => !e.includes('testid=~"$testid"'))).toEqual([]);
+    // Only what k6's remote-write output writes: every metric it names starts k6_.
+    const metrics = exprs.flatMap((e) => [...e.matchAll(/\b([a-z_]+)\{/g)].map((m) => m[1]));
+    expect(metrics.filter((m) => !m?.startsWith("k6_"))).toEqual([]);
+  });
 });
 
 describe("the dashboards' queries against the local Prometheus", () => {

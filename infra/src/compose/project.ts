@@ -1,20 +1,16 @@
-// What `pnpm compose` reads from docker-compose.yml: the core services (those that boot without the
-// monitoring containers), their images, published ports and kinds (long-running or one-shot).
+// What `pnpm compose` reads from docker-compose.yml: the core services (those of no profile, which boot
+// without the monitoring containers), their images, published ports and kinds (long-running or one-shot).
 import fs from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
 
 export const COMPOSE_FILE = "docker-compose.yml";
 
-/** Monitoring containers: started by `docker compose up` with no service named, not by `pnpm compose up`. */
-export const MONITORING = new Set([
-  "prometheus",
-  "alertmanager",
-  "postgres-exporter",
-  "redis-exporter",
-  "grafana",
-  "jaeger",
-]);
+/**
+ * The profile of the monitoring containers (Prometheus, Alertmanager, the exporters, Grafana, Jaeger):
+ * `docker compose --profile monitoring up` adds them; a plain `up` and `pnpm compose up` start the core.
+ */
+export const MONITORING_PROFILE = "monitoring";
 
 export interface ServiceDef {
   image?: string;
@@ -40,10 +36,16 @@ export function readProject(repoRoot: string): Project {
   return { name: doc.name ?? path.basename(repoRoot), services: doc.services ?? {}, text };
 }
 
-/** The services `pnpm compose up` starts: no profile, no monitoring. */
+/** The services of no profile: what `docker compose up` and `pnpm compose up` start. */
 export const coreServices = (p: Project): string[] =>
   Object.entries(p.services)
-    .filter(([name, s]) => !s.profiles?.length && !MONITORING.has(name))
+    .filter(([, s]) => !s.profiles?.length)
+    .map(([name]) => name);
+
+/** The services a profile adds (`monitoring`, `load`). */
+export const profileServices = (p: Project, profile: string): string[] =>
+  Object.entries(p.services)
+    .filter(([, s]) => s.profiles?.includes(profile))
     .map(([name]) => name);
 
 /** A one-shot (restart "no") runs to completion; every other container must end up healthy. */

@@ -32,12 +32,26 @@ export interface RowSpec {
   panels: PanelSpec[];
 }
 
+/**
+ * A picker of label values the queries use as `$name` in a regex match (`label=~"$name"`): several
+ * values or All, which matches every value (`.*`), the default.
+ */
+export interface PickerSpec {
+  name: string;
+  label: string;
+  description: string;
+  /** Where the values come from: `label_values(metric, label)`. */
+  values: string;
+}
+
 export interface DashboardSpec {
   uid: string;
   title: string;
   tags: string[];
   /** Hidden constants the queries use as `$name`. */
   constants: { name: string; label: string; value: string }[];
+  /** Pickers shown above the panels, after the data source. */
+  pickers?: PickerSpec[];
   rows: RowSpec[];
 }
 
@@ -133,6 +147,26 @@ const constant = (c: DashboardSpec["constants"][number]) => ({
   options: [{ selected: true, text: c.value, value: c.value }],
 });
 
+const picker = (p: PickerSpec) => ({
+  name: p.name,
+  label: p.label,
+  description: p.description,
+  type: "query",
+  datasource: DATASOURCE,
+  definition: p.values,
+  query: { query: p.values, refId: "PrometheusVariableQueryEditor-VariableQuery" },
+  // Read again when the time range changes, so a run that started since shows up.
+  refresh: 2,
+  multi: true,
+  includeAll: true,
+  allValue: ".*",
+  current: { selected: true, text: ["All"], value: ["$__all"] },
+  options: [],
+  regex: "",
+  sort: 0,
+  hide: 0,
+});
+
 /**
  * The whole dashboard: refreshed every 5 s over the last 15 minutes (the stack's scrape and rule
  * pace), a shared crosshair, links to the other orderflow dashboards, and every query on the
@@ -187,6 +221,7 @@ export function dashboard(d: DashboardSpec): object {
           options: [],
         },
         ...d.constants.map(constant),
+        ...(d.pickers ?? []).map(picker),
       ],
     },
     panels: layout(d.rows),

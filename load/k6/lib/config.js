@@ -13,6 +13,7 @@
  * @property {number | undefined} faultHoldS a cap on every fault's own length (short demo runs)
  * @property {number | undefined} settleS how long teardown lets the system settle instead of the definition's
  * @property {string} summaryDir where handleSummary writes <scenario>-summary.json
+ * @property {string | undefined} testId the run's `testid` tag instead of <scenario>-<start time>
  */
 
 /** "90", "90s", "1m30s", "2m", "500ms" -> seconds. @param {string} text */
@@ -48,5 +49,22 @@ export function readConfig(env) {
     faultHoldS: positive(env.FAULT_HOLD_S, "FAULT_HOLD_S"),
     settleS: positive(env.SETTLE_S, "SETTLE_S"),
     summaryDir: env.SUMMARY_DIR || ".",
+    testId: env.TESTID || undefined,
   };
+}
+
+/**
+ * The run's `testid` tag, on every metric it sends (Grafana's k6 dashboard picks runs by it): TESTID as
+ * given, else the scenario and the UTC time the run started, e.g. broker-outage-20261206T101500Z.
+ * @param {string} scenario @param {RunConfig} cfg @param {Date} now
+ */
+export function testIdOf(scenario, cfg, now) {
+  if (cfg.testId !== undefined) {
+    if (!/^[A-Za-z0-9._:-]{1,64}$/.test(cfg.testId))
+      throw new Error(`TESTID must be 1-64 characters of A-Z a-z 0-9 . _ : -, got "${cfg.testId}"`);
+    return cfg.testId;
+  }
+  // 2026-12-06T10:15:00.123Z -> 20261206T101500Z
+  const start = now.toISOString().replace(/\.\d+Z$|[-:]/g, "");
+  return `${scenario}-${start}Z`;
 }

@@ -7,7 +7,7 @@ import { check, fail, sleep } from "k6";
 import exec from "k6/execution";
 import http from "k6/http";
 import { Counter } from "k6/metrics";
-import { readConfig } from "./config.js";
+import { readConfig, testIdOf } from "./config.js";
 import { getAudit, getFaults, postFault } from "./control.js";
 import { idempotencyKey, orderFor, SKUS, STOCK_PER_SKU, skuOf } from "./orders.js";
 import { summaryFiles } from "./summary.js";
@@ -92,6 +92,9 @@ export function defineRun(def) {
     },
     setupTimeout: "60s",
     teardownTimeout: `${Math.ceil(lastUndoS + settleS + 240)}s`,
+    // On every metric of the run. k6 takes the options of the first init context only, so one run has
+    // one testid; `--tag testid=...` on the command line replaces it.
+    tags: { testid: testIdOf(def.name, cfg, new Date()) },
   };
 
   /** @returns {RunData} */
