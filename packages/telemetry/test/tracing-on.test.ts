@@ -84,3 +84,17 @@ test.each<OtlpProtocol>(["http/json", "http/protobuf"])(
     expect(lines.find((l) => l.event === "outside")).not.toHaveProperty("traceId");
   },
 );
+
+test("shutdown resolves when the collector is gone, and names the spans' loss in the log", async () => {
+  const { log, lines } = capture();
+  // A port nothing listens on: the last flush is refused.
+  const gone = await startOtlpReceiver();
+  const url = gone.url;
+  await gone.close();
+  const env = readTelemetryEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_BSP_SCHEDULE_DELAY: "60000" });
+  const tracing = await startTracing(env, { serviceName: "svc-gone" }, log);
+  await inSpan("lost", { kind: SpanKind.INTERNAL }, async () => {});
+  await expect(tracing.shutdown()).resolves.toBeUndefined();
+  expect(tracingOn()).toBe(false);
+  expect(lines.some((l) => l.event === "tracing.flush-failed")).toBe(true);
+});
