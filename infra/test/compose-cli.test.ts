@@ -185,7 +185,7 @@ describe("pnpm compose, refusals", () => {
     );
     expect(err).toMatchObject({ code: 2 });
     expect((err as { stderr: string }).stderr).toMatch(
-      /unknown command "upp" \(one of: up, down, status, logs\)/,
+      /unknown command "upp" \(one of: up, down, status, saga, logs\)/,
     );
   });
 

@@ -127,7 +127,8 @@ describe("docker-compose.yml checks every secret before a container receives it"
   const checked = new Set(checkEnv.command ?? []);
   const inUrls = new Set([...text.matchAll(/:\/\/[^:/\s]*:\$\{([A-Z0-9_]+)/g)].map((m) => m[1] as string));
   const secrets = new Set(
-    [...text.matchAll(/\$\{([A-Z0-9_]+)/g)].map((m) => m[1] as string).filter((v) => v !== "ADMIN_TOKEN"),
+    // Secrets are the required variables (${NAME:?...}); an optional setting (${NAME:-}) is not one.
+    [...text.matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((m) => m[1] as string).filter((v) => v !== "ADMIN_TOKEN"),
   );
 
   test("check-env runs the checker on every secret of .env but ADMIN_TOKEN", () => {
@@ -150,7 +151,9 @@ describe("docker-compose.yml checks every secret before a container receives it"
       return Object.keys(deps).some((d) => reaches(d, seen));
     };
     const receivers = Object.entries(compose.services)
-      .filter(([name, s]) => name !== "check-env" && /\$\{(?!ADMIN_TOKEN)/.test(JSON.stringify(s)))
+      .filter(
+        ([name, s]) => name !== "check-env" && /\$\{(?!ADMIN_TOKEN)[A-Z0-9_]+:\?/.test(JSON.stringify(s)),
+      )
       .map(([name]) => name);
     expect(receivers.length).toBeGreaterThan(10);
     for (const name of receivers) expect(reaches(name), `${name} does not wait for check-env`).toBe(true);

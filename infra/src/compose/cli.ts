@@ -11,7 +11,8 @@ import { composeLayout } from "./layout.ts";
 import { logs } from "./logs.ts";
 import { PortInUseError } from "./ports.ts";
 import { readProject, requiredVariables } from "./project.ts";
-import { composeStatus } from "./status.ts";
+import { carryOrder, recordOrder, verifyOrders } from "./saga.ts";
+import { composeStatus, serviceUrls } from "./status.ts";
 import { NotHealthyError, up } from "./up.ts";
 
 const USAGE = `usage: pnpm compose <command>
@@ -24,13 +25,16 @@ const USAGE = `usage: pnpm compose <command>
                    remove the project's containers and network (--volumes: its data too);
                    --engine: then stop the engine pnpm compose started (never another)
   status [--json]  each container's service, state and health, the engine, URLs and the control token
+  saga [--record FILE] [--verify FILE]
+                   carry one order through the saga (stock, order, CONFIRMED with its points) and
+                   append it to FILE; --verify: every order FILE records still reads as it did
   logs [service] [-n N] [-f]
                    last N (50) lines of every container's log, or of one service's; -f: follow
 Environment: DOCKER_HOST, ORDERFLOW_COMPOSE_DIR, ORDERFLOW_COMPOSE_PORT_OFFSET (.env.example)`;
 
 const log = (m: string) => process.stderr.write(`[compose] ${m}\n`);
 
-const VERBS = ["up", "down", "status", "logs"];
+const VERBS = ["up", "down", "status", "saga", "logs"];
 
 async function main(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv[0] === "--" ? argv.slice(1) : argv;
@@ -104,6 +108,28 @@ async function main(argv: string[]): Promise<number> {
         for (const p of status.problems) process.stdout.write(`not ready: ${p}\n`);
       }
       return status.healthy ? 0 : 1;
+    }
+    case "saga": {
+      const { values } = parseCli(
+        { usage: USAGE, options: { record: { type: "string" }, verify: { type: "string" } } },
+        rest,
+      );
+      readEnvFile(repoRoot, required);
+      const ctx = await openContext(env, log, { start: false });
+      const urls = serviceUrls(ctx) as { order: string; inventory: string };
+      if (values.verify !== undefined) {
+        const wrong = await verifyOrders(urls, values.verify);
+        for (const w of wrong) process.stderr.write(`error: ${w}\n`);
+        if (wrong.length === 0) process.stdout.write(`every order of ${values.verify} reads as recorded\n`);
+        return wrong.length === 0 ? 0 : 1;
+      }
+      const t0 = Date.now();
+      const order = await carryOrder(urls);
+      if (values.record !== undefined) recordOrder(values.record, order);
+      process.stdout.write(
+        `order ${order.id} ${order.status} with ${order.pointsGranted} points in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`,
+      );
+      return 0;
     }
     default: {
       const p = parseCli(

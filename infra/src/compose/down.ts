@@ -3,10 +3,17 @@
 import type { ComposeContext } from "./context.ts";
 import { stopOwnEngine } from "./engine.ts";
 
+/** Every profile of the file: compose's down leaves the containers of a profile not named in place. */
+const allProfiles = (ctx: ComposeContext): string[] => [
+  ...new Set(Object.values(ctx.project.services).flatMap((s) => s.profiles ?? [])),
+];
+
 export async function down(ctx: ComposeContext, { volumes }: { volumes: boolean }): Promise<void> {
-  const code = await ctx.docker.stream(ctx.composeArgs(["down", ...(volumes ? ["--volumes"] : [])]), {
-    timeoutMs: 300_000,
-  });
+  const profiles = allProfiles(ctx).flatMap((p) => ["--profile", p]);
+  const code = await ctx.docker.stream(
+    ctx.composeArgs([...profiles, "down", ...(volumes ? ["--volumes"] : [])]),
+    { timeoutMs: 300_000 },
+  );
   if (code !== 0) throw new Error(`docker compose down failed (exit ${code})`);
 }
 
