@@ -3,7 +3,7 @@
 import path from "node:path";
 import { selectScenarios } from "../scenarios/index.ts";
 import type { LabTarget, TargetKind } from "../targets/target.ts";
-import { type LabOptions, runScenario, type ScenarioRun } from "./run-scenario.ts";
+import { type LabOptions, onTarget, runScenario, type ScenarioRun } from "./run-scenario.ts";
 import { writeLabSummary } from "./summary.ts";
 
 /** Each target's runs in a folder of their own, so each summary table holds one target's latest runs. */
@@ -24,7 +24,7 @@ export async function runLab(
     );
   const runs: ScenarioRun[] = [];
   for (const sc of scenarios) {
-    o.log(`=== ${sc.name} (${sc.kind}): ${sc.summary}`);
+    o.log(`=== ${sc.name} (${sc.kind}): ${onTarget(sc, t).summary}`);
     const r = await runScenario(t, sc, o);
     for (const c of r.expectation.checks) o.log(`  ${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}`);
     o.log(`  => ${r.expectation.passed ? "pass" : "FAIL"}; report ${r.files.html}`);
