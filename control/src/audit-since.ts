@@ -256,7 +256,24 @@ function scopedSnapshot(s: AuditSources, q: AuditQuery) {
   };
 }
 
+/**
+ * The audit, with `settleS` covering a stack that is still healing as well as orders still moving: a
+ * read that fails (a broker node or service not back yet after a fault's undo) is tried again, each
+ * second, until the window ends. Without a window it fails at once.
+ */
 export async function auditSince(s: AuditSources, q: AuditQuery): Promise<AuditSinceResult> {
+  const until = Date.now() + q.settleS * 1_000;
+  for (;;) {
+    try {
+      return await auditOnce(s, { ...q, settleS: Math.max(0, (until - Date.now()) / 1_000) });
+    } catch (e) {
+      if (e instanceof AuditTooLargeError || Date.now() + 1_000 >= until) throw e;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+}
+
+async function auditOnce(s: AuditSources, q: AuditQuery): Promise<AuditSinceResult> {
   const ledger = await readLedger(s, q);
   const r = await auditWith({ snapshot: scopedSnapshot(s, q), listQueues: s.listQueues }, ledger, {
     settleTimeoutMs: q.settleS * 1_000,

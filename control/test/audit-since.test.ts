@@ -92,4 +92,26 @@ describe("GET /audit's snapshot", () => {
     // The ledger's two reads, then the first snapshot's: the order database before its peers.
     expect(reads.slice(0, 5)).toEqual(["order", "inventory", "order", "inventory", "points"]);
   }, 60_000);
+
+  test("a stack still healing when the audit starts is read again within settleS, and fails at once without it", async () => {
+    const local = localAuditSources(stack);
+    let refusals = 2;
+    // The first reads fail as they do while a broker node or a database is coming back after a fault.
+    const healing: ReadDatabase = async (svc, fn) => {
+      if (refusals > 0) {
+        refusals--;
+        throw new Error("connect ECONNREFUSED (still starting)");
+      }
+      return local.read(svc, fn);
+    };
+    const since = new Date();
+    const r = await auditSince({ ...local, read: healing }, { since, prefix, settleS: 20 });
+    expect(refusals).toBe(0);
+    expect(r.orders.accepted).toBe(0);
+
+    refusals = 1;
+    await expect(auditSince({ ...local, read: healing }, { since, prefix, settleS: 0 })).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
+  }, 60_000);
 });
