@@ -11,6 +11,6 @@ export function amqpUrlsFor(
     as === "admin" ? [BROKER_ADMIN, s.secrets.brokerAdmin] : [brokerUser(as), s.secrets.broker[as]];
   const cred = `${encodeURIComponent(user)}:${encodeURIComponent(pass)}`;
   return s.layout.rabbitmq.nodes.map(
-    (n) => `amqp://${cred}@127.0.0.1:${n.amqpPort}/${encodeURIComponent(BROKER_VHOST)}`,
+    (n) => `amqp://${cred}@${n.host}:${n.amqpPort}/${encodeURIComponent(BROKER_VHOST)}`,
   );
 }

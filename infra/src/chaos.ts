@@ -3,8 +3,24 @@
 // returns what it did, with timestamps for a fault timeline.
 import { killApp, startApp, stopApp } from "./apps/control.ts";
 import { openStack, type Stack } from "./open-stack.ts";
+import {
+  applyCuts,
+  type Cut,
+  describeCuts,
+  healCuts,
+  type PartitionKind,
+  partitionCuts,
+} from "./partitions.ts";
 import { restartPostgres } from "./postgres.ts";
-import { ensureQueueMembers, killNode, leaderOf, startNodes, stopBroker, stopNode } from "./rabbitmq.ts";
+import {
+  ensureQueueMembers,
+  killNode,
+  leaderOf,
+  listQueues,
+  startNodes,
+  stopBroker,
+  stopNode,
+} from "./rabbitmq.ts";
 import { startRedis, stopRedis } from "./redis.ts";
 
 export interface ChaosEvent {
@@ -82,3 +98,37 @@ export const stopApplication = (name: string, s: Stack = openStack()) =>
   timed("stop", name, () => stopApp(s, name));
 export const startApplication = (name: string, s: Stack = openStack()) =>
   timed("start", name, async () => void (await startApp(s, name)));
+
+/** The node a partition singles out when none is named: halves cuts off the node leading the most queues. */
+async function partitionFocus(s: Stack, kind: PartitionKind, selector: string | undefined): Promise<number> {
+  const nodes = s.layout.rabbitmq.nodes;
+  const indexOf = (name: string) => nodes.find((n) => n.name === name)?.index ?? 1;
+  if (selector) return indexOf(await resolveNode(s, selector));
+  if (kind === "halves") {
+    const leaders = (await listQueues(s.rabbit)).map((q) => q.leader);
+    const count = (name: string) => leaders.filter((l) => l === name).length;
+    return indexOf([...nodes].sort((a, b) => count(b.name) - count(a.name))[0]?.name ?? "");
+  }
+  return nodes[Math.floor(Math.random() * nodes.length)]?.index ?? 1;
+}
+
+const cutText = (c: Cut) => `rabbit-${c.from} -/-> rabbit-${c.to}`;
+
+/** Cuts the links of a partition between the broker nodes (needs `up --netns`; partitions.ts). */
+export const partitionBroker = (kind: PartitionKind, selector?: string, s: Stack = openStack()) =>
+  timed("partition", selector ? `${kind}:${selector}` : kind, async () => {
+    const nodes = s.layout.rabbitmq.nodes.map((n) => n.index);
+    const focus = await partitionFocus(s, kind, selector);
+    const cuts = partitionCuts(kind, nodes, focus);
+    await applyCuts(s.layout, cuts);
+    return {
+      kind,
+      ...(kind === "majorities-ring" ? {} : { focus: `rabbit-${focus}` }),
+      cuts: cuts.map(cutText),
+      reaches: describeCuts(cuts, nodes),
+    };
+  });
+
+/** Restores every link a partition cut. */
+export const healBrokerPartition = (s: Stack = openStack()) =>
+  timed("heal-partition", "rabbitmq", async () => ({ healed: (await healCuts(s.layout)).map(cutText) }));

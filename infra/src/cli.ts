@@ -10,11 +10,14 @@ import { smoke } from "./smoke.ts";
 import { down, stackStatus, up } from "./stack.ts";
 
 const USAGE = `usage: pnpm stack <command>
-  up [--no-apps]        start PostgreSQL, Redis, the 3-node RabbitMQ cluster, Prometheus, Alertmanager
+  up [--no-apps] [--netns]
+                        start PostgreSQL, Redis, the 3-node RabbitMQ cluster, Prometheus, Alertmanager
                         and the PostgreSQL/Redis exporters, then the services and their relays
                         (supervised, restarted when they die), then the control service (fault
-                        API and live console, kept running by its own keeper); returns when healthy
-  down                  stop everything the stack started (epmd included)
+                        API and live console, kept running by its own keeper); returns when healthy.
+                        --netns (root): each broker node in a network namespace of its own, on a
+                        bridge, so \`chaos partition\` can cut the links between nodes; kept until down
+  down                  stop everything the stack started (epmd, namespaces and links included)
   status [--json]       health, URLs, ports and PIDs of every part
   smoke                 one trip through every part, as the services use them
   logs [part] [-n N] [-f]
@@ -44,8 +47,8 @@ async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv[0] === "--" ? argv.slice(1) : argv;
   switch (cmd) {
     case "up": {
-      const { values } = args(rest, { "no-apps": { type: "boolean" } });
-      const { seconds, status } = await up(log, { apps: !values["no-apps"] });
+      const { values } = args(rest, { "no-apps": { type: "boolean" }, netns: { type: "boolean" } });
+      const { seconds, status } = await up(log, { apps: !values["no-apps"], netns: values.netns ?? false });
       log(`healthy in ${seconds.toFixed(1)} s`);
       printSummary(status);
       return 0;
@@ -137,7 +140,7 @@ function printSummary(s: Awaited<ReturnType<typeof stackStatus>>): void {
     `redis      ${s.redis.healthy ? "up  " : "DOWN"} 127.0.0.1:${s.redis.port}  pid ${s.redis.pid ?? "-"}`,
     ...s.rabbitmq.nodes.map(
       (n) =>
-        `${n.name.padEnd(18)} ${n.running ? "up  " : "DOWN"} amqp :${n.amqpPort}  management :${n.managementPort}  pid ${n.pid ?? "-"}`,
+        `${n.name.padEnd(18)} ${n.running ? "up  " : "DOWN"} amqp ${n.amqpUrl.replace(/^.*@/, "").replace(/\/.*$/, "")}  management :${n.managementPort}  pid ${n.pid ?? "-"}`,
     ),
     ...(
       [

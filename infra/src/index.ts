@@ -17,11 +17,21 @@ export * from "./chaos.ts";
 export { type ComposeStackView, openComposeStack } from "./compose/stack-view.ts";
 export { readInfraEnv, repoRoot } from "./env.ts";
 export { type BrokerNodeLayout, type Layout, stackLayout } from "./layout.ts";
+export { brokerNetworkLeft } from "./netns.ts";
 export { openStack, type Stack } from "./open-stack.ts";
+export {
+  type Cut,
+  currentCuts,
+  describeCuts,
+  PARTITION_KINDS,
+  type PartitionKind,
+  partitionCuts,
+} from "./partitions.ts";
 export { adminUrl, serviceUrl } from "./postgres.ts";
 export { isAlive, waitFor } from "./proc.ts";
 export { localTargets, prometheusUrl, type TargetGroup } from "./prometheus.ts";
 export {
+  brokerHealth,
   DEFINITIONS_FILE,
   type Definitions,
   leaderOf,

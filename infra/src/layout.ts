@@ -10,6 +10,10 @@ export const BROKER_NODE_COUNT = 3;
 export interface BrokerNodeLayout {
   index: number;
   name: string;
+  /** The address clients reach it on: loopback, or its own namespace's address with `up --netns`. */
+  host: string;
+  /** With `up --netns`: the network namespace it runs in, and its epmd's PID file there. */
+  netns?: { name: string; hostLink: string; epmdPidFile: string };
   amqpPort: number;
   managementPort: number;
   prometheusPort: number;
@@ -39,6 +43,8 @@ export interface Layout {
     ctlDistPortMin: number;
     ctlDistPortMax: number;
     nodes: BrokerNodeLayout[];
+    /** With `up --netns`: the bridge joining the nodes' namespaces to the host (see netns.ts). */
+    network?: BrokerNetworkLayout;
   };
   /** Monitoring: each a process of its own with its folder (config, data), PID file and log. */
   prometheus: MonitorLayout & { configFile: string; rulesDir: string; targetsDir: string; dataDir: string };
@@ -57,16 +63,62 @@ export interface Layout {
   servicePorts: { order: number; inventory: number; points: number };
 }
 
-export function stackLayout(env: Pick<InfraEnv, "stackDir" | "portOffset">): Layout {
+export interface BrokerNetworkLayout {
+  bridge: string;
+  /** The bridge's address, the host's side of the nodes' subnet (a /24). */
+  gateway: string;
+  prefixLength: number;
+  /** Erlang's own host table (ERL_INETRC): every node's host name to its address, for nodes and CLI. */
+  inetrcFile: string;
+  /** Present while the stack runs its nodes in namespaces: `up --netns` writes it, `down` removes it. */
+  markerFile: string;
+}
+
+/** Where `up --netns` leaves its marker, read before the layout exists (open-stack.ts). */
+export const netnsMarkerFile = (stackDir: string) => path.join(stackDir, "broker-netns.json");
+
+/**
+ * Names and addresses of the namespaces, links and bridge, derived from the port offset so that two
+ * stacks side by side never share one; interface names stay within Linux's 15 characters.
+ */
+function brokerNetwork(dir: string, o: number): BrokerNetworkLayout & { address(i: number): string } {
+  const net = `10.${200 + (Math.floor(o / 250) % 50)}.${o % 250}`;
+  return {
+    bridge: `of${o}br`,
+    gateway: `${net}.1`,
+    prefixLength: 24,
+    inetrcFile: path.join(dir, "rabbitmq", "inetrc"),
+    markerFile: netnsMarkerFile(dir),
+    address: (i) => `${net}.${10 + i}`,
+  };
+}
+
+export function stackLayout(
+  env: Pick<InfraEnv, "stackDir" | "portOffset">,
+  opts: { netns?: boolean } = {},
+): Layout {
   const o = env.portOffset;
   const dir = env.stackDir;
   const rabbitDir = path.join(dir, "rabbitmq");
+  const { address, ...network } = brokerNetwork(dir, o);
   const nodes: BrokerNodeLayout[] = [];
   for (let i = 1; i <= BROKER_NODE_COUNT; i++) {
     const nodeDir = path.join(rabbitDir, `rabbit-${i}`);
     nodes.push({
       index: i,
-      name: `rabbit-${i}@localhost`,
+      // In a namespace the host part is a name of the node's own (resolved by the inetrc file): the
+      // nodes no longer share localhost.
+      name: opts.netns ? `rabbit-${i}@orderflow-broker-${i}` : `rabbit-${i}@localhost`,
+      host: opts.netns ? address(i) : "127.0.0.1",
+      ...(opts.netns
+        ? {
+            netns: {
+              name: `orderflow-${o}-broker-${i}`,
+              hostLink: `of${o}v${i}`,
+              epmdPidFile: path.join(nodeDir, "epmd.pid"),
+            },
+          }
+        : {}),
       amqpPort: 17671 + i + o,
       managementPort: 17681 + i + o,
       prometheusPort: 17691 + i + o,
@@ -118,6 +170,7 @@ export function stackLayout(env: Pick<InfraEnv, "stackDir" | "portOffset">): Lay
       ctlDistPortMin: 17710 + o,
       ctlDistPortMax: 17729 + o,
       nodes,
+      ...(opts.netns ? { network } : {}),
     },
     prometheus: {
       ...prometheus,

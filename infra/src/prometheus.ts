@@ -38,7 +38,7 @@ export function localTargets(layout: Layout): Record<string, TargetGroup[]> {
       labels: { service: svc },
     })),
     rabbitmq: layout.rabbitmq.nodes.map((n) => ({
-      targets: [at(n.prometheusPort)],
+      targets: [`${n.host}:${n.prometheusPort}`],
       labels: { node: n.name.split("@")[0] ?? n.name },
     })),
     postgres: [{ targets: [at(layout.postgresExporter.port)] }],

@@ -26,8 +26,10 @@ import {
   startExporter,
   stopExporters,
 } from "./exporters.ts";
-import { allPorts, FORBIDDEN_PORTS, type Layout, stackLayout } from "./layout.ts";
-import { openStack, type Stack } from "./open-stack.ts";
+import { allPorts, FORBIDDEN_PORTS, type Layout, netnsMarkerFile, stackLayout } from "./layout.ts";
+import { createBrokerNetwork, netnsUnsupported, removeBrokerNetwork } from "./netns.ts";
+import { openStack, runsInNamespaces, type Stack } from "./open-stack.ts";
+import { currentCuts } from "./partitions.ts";
 import {
   adminUrl,
   postgresHealth,
@@ -72,7 +74,7 @@ function checkPorts(layout: Layout): void {
 
 export async function up(
   log: (m: string) => void = () => {},
-  opts: { apps?: boolean } = {},
+  opts: { apps?: boolean; netns?: boolean } = {},
 ): Promise<{ seconds: number; status: StackStatus }> {
   const t0 = Date.now();
   const env = readInfraEnv();
@@ -81,10 +83,17 @@ export async function up(
     env.isRoot,
     log,
   );
+  if (opts.netns) await chooseNamespaces(env);
+  else if (runsInNamespaces(env)) log("the broker nodes stay in their namespaces (started with --netns)");
   const s = openStack(env);
   checkPorts(s.layout);
   fs.mkdirSync(s.layout.stackDir, { recursive: true });
   log(`stack folder ${s.layout.stackDir}`);
+  if (s.layout.rabbitmq.network) {
+    await createBrokerNetwork(s.layout);
+    const net = s.layout.rabbitmq.network;
+    log(`broker nodes in namespaces of their own on ${net.bridge} (${net.gateway}/${net.prefixLength})`);
+  }
   // The broker is the slowest to boot: start it first and bring up the rest meanwhile.
   const broker = startNodes(s.rabbit, undefined, log).then(() => importTopology(s.rabbit));
   const postgres = startPostgres(s.pg).then(() => provisionDatabases(s.pg));
@@ -107,6 +116,22 @@ export async function up(
   if (!status.healthy)
     throw new Error(`stack up finished but is not healthy: ${JSON.stringify(status.problems)}`);
   return { seconds: (Date.now() - t0) / 1000, status };
+}
+
+/**
+ * `up --netns` on a stack whose broker runs on loopback would start a second cluster beside the first
+ * under other node names: the nodes must be stopped first. The marker is written before any namespace
+ * is made, though `down` finds them by name either way.
+ */
+async function chooseNamespaces(env: ReturnType<typeof readInfraEnv>): Promise<void> {
+  if (runsInNamespaces(env)) return;
+  const why = await netnsUnsupported(env.isRoot);
+  if (why) throw new Error(why);
+  const loopback = stackLayout(env);
+  if (loopback.rabbitmq.nodes.some((n) => nodePid(n)))
+    throw new Error("the broker runs on the host's loopback: `pnpm stack down` first, then `up --netns`");
+  fs.mkdirSync(env.stackDir, { recursive: true });
+  fs.writeFileSync(netnsMarkerFile(env.stackDir), `${JSON.stringify({ since: new Date().toISOString() })}\n`);
 }
 
 /**
@@ -179,6 +204,9 @@ export async function down(): Promise<void> {
     stopRedis(s.layout),
   ]);
   await stopEpmd(s.layout);
+  // By name, marker or not: a SIGKILLed `up --netns` may have left namespaces behind.
+  if (env.isRoot) await removeBrokerNetwork(stackLayout(env, { netns: true }));
+  fs.rmSync(netnsMarkerFile(env.stackDir), { force: true });
 }
 
 export interface StackStatus {
@@ -210,6 +238,16 @@ export interface StackStatus {
     }[];
     users: Record<string, { username: string; password: string; amqpUrls: string[] }>;
     queues: { name: string; leader: string | null; members: string[]; online: string[]; messages: number }[];
+    /**
+     * Where the nodes' traffic runs: "loopback", or "netns" (`up --netns`) with the bridge, each node's
+     * namespace and address, and the links cut now (`from` drops what it sends to `to`).
+     */
+    network: {
+      mode: "loopback" | "netns";
+      bridge: string | null;
+      namespaces: { node: string; netns: string; address: string }[];
+      cuts: { from: string; to: string }[];
+    };
     problems: string[];
   };
   services: AppStatus[];
@@ -229,7 +267,7 @@ export interface MonitorStatus {
 
 export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): Promise<StackStatus> {
   const { layout, secrets } = s;
-  const [pgHealth, redisOk, broker, apps, control, promOk, amOk, pgExporterOk, redisExporterOk] =
+  const [pgHealth, redisOk, broker, apps, control, promOk, amOk, pgExporterOk, redisExporterOk, cuts] =
     await Promise.all([
       postgresPid(layout) ? postgresHealth(s.pg) : undefined,
       redisPid(layout) ? pingRedis(layout.redis.port, s.secrets.redis) : false,
@@ -240,6 +278,7 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
       alertmanagerHealthy(layout),
       exporterHealthy(s, "postgres"),
       exporterHealthy(s, "redis"),
+      layout.rabbitmq.network ? currentCuts(layout) : [],
     ]);
   const monitor = (url: string, healthy: boolean, pid: number | undefined): MonitorStatus => ({
     url,
@@ -258,11 +297,11 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
     name: n.name,
     running: broker.runningNodes.includes(n.name),
     pid: nodePid(n) ?? null,
-    amqpUrl: `amqp://${admin}@127.0.0.1:${n.amqpPort}/${vhost}`,
+    amqpUrl: `amqp://${admin}@${n.host}:${n.amqpPort}/${vhost}`,
     amqpPort: n.amqpPort,
-    managementUrl: `http://${admin}@127.0.0.1:${n.managementPort}`,
+    managementUrl: `http://${admin}@${n.host}:${n.managementPort}`,
     managementPort: n.managementPort,
-    prometheusUrl: `http://127.0.0.1:${n.prometheusPort}/metrics`,
+    prometheusUrl: `http://${n.host}:${n.prometheusPort}/metrics`,
     distPort: n.distPort,
   }));
   const users = Object.fromEntries(
@@ -274,7 +313,7 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
         {
           username: u,
           password: secrets.broker[svc],
-          amqpUrls: layout.rabbitmq.nodes.map((n) => `amqp://${cred}@127.0.0.1:${n.amqpPort}/${vhost}`),
+          amqpUrls: layout.rabbitmq.nodes.map((n) => `amqp://${cred}@${n.host}:${n.amqpPort}/${vhost}`),
         },
       ];
     }),
@@ -295,6 +334,10 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
   if (!pgHealth?.healthy) problems.push("postgres: not every service role can reach its database");
   if (!redisOk) problems.push("redis: no PONG");
   problems.push(...broker.problems.map((p) => `rabbitmq: ${p}`));
+  if (cuts.length > 0)
+    problems.push(
+      `rabbitmq: ${cuts.length} one-way link cut(s) between nodes (pnpm stack chaos heal-partition)`,
+    );
   if (!promOk) problems.push(`prometheus: ${prometheus.pid ? "not ready" : "not running"}`);
   if (!amOk) problems.push(`alertmanager: ${alertmanager.pid ? "not ready" : "not running"}`);
   for (const [name, e] of Object.entries(exporters))
@@ -326,6 +369,14 @@ export async function stackStatus(s: Stack = openStack(readInfraEnv(), false)): 
       nodes,
       users,
       queues: broker.queues.map((q) => ({ ...q, leader: q.leader ?? null })),
+      network: {
+        mode: layout.rabbitmq.network ? "netns" : "loopback",
+        bridge: layout.rabbitmq.network?.bridge ?? null,
+        namespaces: layout.rabbitmq.nodes.flatMap((n) =>
+          n.netns ? [{ node: n.name, netns: n.netns.name, address: n.host }] : [],
+        ),
+        cuts: cuts.map((c) => ({ from: `rabbit-${c.from}`, to: `rabbit-${c.to}` })),
+      },
       problems: broker.problems,
     },
     services: apps,

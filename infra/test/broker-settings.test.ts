@@ -4,7 +4,7 @@
 import { requireHealthyStack } from "@orderflow/testkit/stack-fixture.ts";
 import { beforeAll, expect, test } from "vitest";
 import type { Stack } from "../src/index.ts";
-import { ctl, RABBITMQ_SETTINGS } from "../src/rabbitmq.ts";
+import { ctl, LOCAL_RABBITMQ_SETTINGS, RABBITMQ_SETTINGS } from "../src/rabbitmq.ts";
 
 let s: Stack;
 beforeAll(async () => {
@@ -21,5 +21,17 @@ test("every broker node rolls its quorum write-ahead log over at the size the st
     ]);
     expect(r.code, `${n.name}: ${r.stderr}`).toBe(0);
     expect(r.stdout.trim(), n.name).toBe(`{ok,${64 * 1024 * 1024}}`);
+  }
+}, 60_000);
+
+test("every broker node pauses when cut off from the majority (pause_minority), as the stack wrote", async () => {
+  expect(LOCAL_RABBITMQ_SETTINGS).toContain("cluster_partition_handling = pause_minority");
+  for (const n of s.layout.rabbitmq.nodes) {
+    const r = await ctl(s.rabbit, "rabbitmqctl", n.name, [
+      "eval",
+      "application:get_env(rabbit, cluster_partition_handling).",
+    ]);
+    expect(r.code, `${n.name}: ${r.stderr}`).toBe(0);
+    expect(r.stdout.trim(), n.name).toBe("{ok,pause_minority}");
   }
 }, 60_000);

@@ -22,6 +22,8 @@ export const STEP_ACTIONS = [
   "stop-redis",
   "start-redis",
   "restart-postgres",
+  "partition",
+  "heal-partition",
   "publish-poison",
 ] as const;
 
@@ -90,7 +92,17 @@ export const DEFINED_SCENARIOS = [
   "db-restart",
   "poison-messages",
 ] as const;
-export type DefinedScenario = (typeof DEFINED_SCENARIOS)[number];
+/**
+ * Definitions the fault lab runs with no k6 script: the partitions cut links between namespaces that only
+ * the local stack makes (`pnpm stack up --netns`).
+ */
+export const LAB_ONLY_SCENARIOS = [
+  "partition-halves",
+  "partition-ring",
+  "partition-isolate",
+  "partition-bridge",
+] as const;
+export type DefinedScenario = (typeof DEFINED_SCENARIOS)[number] | (typeof LAB_ONLY_SCENARIOS)[number];
 
 export const definitionsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../scenarios");
 

@@ -6,11 +6,16 @@ import type { BrokerNodeLayout, Stack } from "@orderflow/infra";
 import {
   appDefinitions,
   type ChaosEvent,
+  currentCuts,
+  healBrokerPartition,
   isAlive,
   killApplication,
   killBrokerNode,
   leaderOf,
   nodePid,
+  PARTITION_KINDS,
+  type PartitionKind,
+  partitionBroker,
   readDefinitions,
   readHeld,
   readState,
@@ -79,7 +84,23 @@ function appName(s: Stack, name: string): string {
 const held = (s: Stack, name: string) => readHeld(s.layout).includes(name);
 const allNodes = (s: Stack) => s.layout.rabbitmq.nodes.map((n) => n.name);
 
+/** "halves", "isolate-node:rabbit-2"...: a partition kind and, optionally, the node it singles out. */
+function partitionTarget(s: Stack, target: string): { kind: PartitionKind; node?: string } {
+  const [kind, node] = target.split(":", 2) as [string, string | undefined];
+  if (!(PARTITION_KINDS as readonly string[]).includes(kind))
+    throw badRequest(`unknown partition "${kind}"; partitions: ${PARTITION_KINDS.join(", ")}`);
+  if (node !== undefined && kind === "majorities-ring")
+    throw badRequest("majorities-ring singles out no node");
+  return { kind: kind as PartitionKind, ...(node !== undefined ? { node: nodeByName(s, node).name } : {}) };
+}
+
+async function requireNamespaces(s: Stack): Promise<void> {
+  if (!s.layout.rabbitmq.network)
+    throw conflict("the broker nodes share the host's network: partitions need `pnpm stack up --netns`");
+}
+
 const APP = "<order|inventory|points|relay:SERVICE>";
+const PARTITION = `<${PARTITION_KINDS.join("|")}>[:rabbit-N]`;
 const NODE = "<rabbit-N|leader:QUEUE>";
 
 export const FAULT_ACTIONS: Record<string, FaultAction> = {
@@ -171,6 +192,34 @@ export const FAULT_ACTIONS: Record<string, FaultAction> = {
     prepare: async (s) => {
       if (s.layout.rabbitmq.nodes.every((n) => nodePid(n))) throw conflict("every broker node is running");
       return { holds: allNodes(s), run: () => startWholeBroker(s) };
+    },
+  },
+  partition: {
+    usage: `partition ${PARTITION}
+                                       cut links between broker nodes, both ways (majorities-ring:
+                                       each node stops sending to the next); halves cuts off the node
+                                       leading the most queues; needs \`pnpm stack up --netns\``,
+    target: PARTITION,
+    undoable: true,
+    prepare: async (s, target) => {
+      const { kind, node } = partitionTarget(s, target);
+      await requireNamespaces(s);
+      if ((await currentCuts(s.layout)).length > 0)
+        throw conflict("the broker is already partitioned; heal-partition first");
+      return {
+        holds: allNodes(s),
+        run: () => partitionBroker(kind, node, s),
+        undo: () => healBrokerPartition(s),
+      };
+    },
+  },
+  "heal-partition": {
+    usage: "heal-partition                       restore every link a partition cut",
+    undoable: false,
+    prepare: async (s) => {
+      await requireNamespaces(s);
+      if ((await currentCuts(s.layout)).length === 0) throw conflict("no link between nodes is cut");
+      return { holds: allNodes(s), run: () => healBrokerPartition(s) };
     },
   },
   "stop-redis": {

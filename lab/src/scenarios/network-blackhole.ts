@@ -16,7 +16,7 @@ export async function proxiedBrokerUrls(
 ): Promise<Record<string, string>> {
   const proxies: BlackholeProxy[] = [];
   for (const n of s.layout.rabbitmq.nodes)
-    proxies.push(await startBlackholeProxy({ targetHost: "127.0.0.1", targetPort: n.amqpPort }));
+    proxies.push(await startBlackholeProxy({ targetHost: n.host, targetPort: n.amqpPort }));
   facts.proxies = proxies;
   // Same credentials and vhost, each node's port replaced by its proxy's.
   const urls = amqpUrls(s, svc).map((u, i) => {
