@@ -84,7 +84,8 @@ try {
   for (const r of runs)
     for (const c of r.expectation.checks.filter((x) => !x.ok))
       process.stdout.write(`${r.scenario.name}: FAILED ${c.name}: ${c.detail}\n`);
-  process.exitCode = runs.every((r) => r.expectation.passed) ? 0 : 1;
+  if (runs.length === 0) log("no scenario could run on this stack (see the lines above)");
+  process.exitCode = runs.length > 0 && runs.every((r) => r.expectation.passed) ? 0 : 1;
 } finally {
   // Leave the stack as `stack up` made it: no lab switch, no proxy.
   await target.restartAppsWith({});

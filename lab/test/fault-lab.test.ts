@@ -33,20 +33,27 @@ describe("fault lab, short runs", () => {
       sc.kind === "pitfall"
         ? "the audit finds the damage it predicts"
         : "nothing lost, nothing applied twice";
-    test(`${sc.name}: ${promise}`, async () => {
-      const r = await runScenario(localTarget(stack), sc, {
-        durationMs: 12_000,
-        rate: CI_RATE,
-        drainMs: 0,
-        long: false,
-        reportsDir,
-        log: () => {},
-      });
-      expect(r.expectation.checks.filter((c) => !c.ok)).toEqual([]);
-      // Every fault script measures what is in flight before it acts.
-      if (sc.fault) expect(r.inFlight?.length ?? 0).toBeGreaterThan(0);
-      if (sc.name === "broker-outage")
-        expect(r.outcome.availabilityDuringFaults).toBeGreaterThanOrEqual(0.99);
-    }, 900_000);
+    // The partitions need the nodes in namespaces (`stack up --netns`): scripts/partition-check.sh runs
+    // them on such a stack, at the default rate.
+    const unmet = sc.needs?.(stack);
+    test.skipIf(unmet !== undefined)(
+      `${sc.name}: ${promise}`,
+      async () => {
+        const r = await runScenario(localTarget(stack), sc, {
+          durationMs: 12_000,
+          rate: CI_RATE,
+          drainMs: 0,
+          long: false,
+          reportsDir,
+          log: () => {},
+        });
+        expect(r.expectation.checks.filter((c) => !c.ok)).toEqual([]);
+        // Every fault script measures what is in flight before it acts.
+        if (sc.fault) expect(r.inFlight?.length ?? 0).toBeGreaterThan(0);
+        if (sc.name === "broker-outage")
+          expect(r.outcome.availabilityDuringFaults).toBeGreaterThanOrEqual(0.99);
+      },
+      900_000,
+    );
   }
 });

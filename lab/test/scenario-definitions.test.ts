@@ -4,6 +4,7 @@
 import {
   DEFAULT_RATE,
   DEFINED_SCENARIOS,
+  LAB_ONLY_SCENARIOS,
   loadDefinition,
   STEP_ACTIONS,
 } from "@orderflow/load/scenario-definitions.ts";
@@ -13,8 +14,9 @@ import { SCENARIOS } from "../src/scenarios/index.ts";
 
 describe("scenario rates", () => {
   it("every definition offers the default rate", () => {
-    const rates = Object.fromEntries(DEFINED_SCENARIOS.map((n) => [n, loadDefinition(n).rate]));
-    expect(rates).toEqual(Object.fromEntries(DEFINED_SCENARIOS.map((n) => [n, DEFAULT_RATE])));
+    const names = [...DEFINED_SCENARIOS, ...LAB_ONLY_SCENARIOS];
+    const rates = Object.fromEntries(names.map((n) => [n, loadDefinition(n).rate]));
+    expect(rates).toEqual(Object.fromEntries(names.map((n) => [n, DEFAULT_RATE])));
   });
 
   it("no scenario of the lab sets a rate of its own besides its definition's", () => {

@@ -16,12 +16,16 @@ export async function runLab(
   o: LabOptions & { machine: string },
 ): Promise<{ runs: ScenarioRun[]; markdown: string }> {
   const selected = selectScenarios(names);
-  const scenarios = selected.filter((sc) => t.kind === "local" || !sc.localOnly);
-  const skipped = selected.filter((sc) => !scenarios.includes(sc));
+  const onKind = selected.filter((sc) => t.kind === "local" || !sc.localOnly);
+  const skipped = selected.filter((sc) => !onKind.includes(sc));
   if (skipped.length > 0)
     o.log(
       `skipped on ${t.kind}, as they run on the local stack only (${skipped[0]?.localOnly}): ${skipped.map((sc) => sc.name).join(", ")}`,
     );
+  const scenarios = onKind.filter((sc) => !sc.needs?.(t.stack));
+  const unmet = onKind.filter((sc) => !scenarios.includes(sc));
+  if (unmet.length > 0)
+    o.log(`skipped: ${unmet.map((sc) => sc.name).join(", ")}: ${unmet[0]?.needs?.(t.stack)}`);
   const runs: ScenarioRun[] = [];
   for (const sc of scenarios) {
     o.log(`=== ${sc.name} (${sc.kind}): ${onTarget(sc, t).summary}`);

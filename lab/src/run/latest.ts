@@ -19,7 +19,12 @@ interface SavedRun {
   alerts?: WatchedAlert[];
   /** Absent in runs saved before the lab measured it. */
   inFlight?: InFlightSample[];
-  audit: AuditResult & { expectation: Expectation; duplicateRate?: number; damage?: Record<string, number> };
+  audit: AuditResult & {
+    expectation: Expectation;
+    duplicateRate?: number;
+    damage?: Record<string, number>;
+    broker?: Record<string, number>;
+  };
 }
 
 export function latestRuns(reportsDir: string, scenarios: readonly Scenario[]): ScenarioRun[] {
@@ -54,6 +59,7 @@ export function latestRuns(reportsDir: string, scenarios: readonly Scenario[]): 
       duplicateRate: audit.duplicateRate ?? null,
       recoveryMs: outboxRecoveryMs(series, run.events),
       damage: audit.damage ?? null,
+      broker: audit.broker ?? null,
       ...(saved.inFlight ? { inFlight: saved.inFlight } : {}),
     });
   }

@@ -54,6 +54,8 @@ export interface ScenarioRun {
   recoveryMs: number | null;
   /** The scenario's damage in its own terms (pitfalls and their pairs), null for the others. */
   damage: Record<string, number> | null;
+  /** A broker probe's counts, null for scenarios without one. */
+  broker: Record<string, number> | null;
   /** What was in flight when each fault action started, in order; absent in runs saved before it was measured. */
   inFlight?: InFlightSample[];
 }
@@ -287,9 +289,11 @@ export async function runScenario(t: LabTarget, declared: Scenario, lab: LabOpti
   const duplicateRate = handled + dups > 0 ? dups / (handled + dups) : null;
   const recoveryTimeMs = outboxRecoveryMs(series, run.events);
   const damageFigures = sc.damage?.(outcome);
+  const brokerFigures = sc.broker?.(outcome) ?? null;
   const verdict = {
     passed: expectation.passed,
     ...(damageFigures ? { damage: damageFigures } : {}),
+    ...(brokerFigures ? { broker: brokerFigures } : {}),
     ...(recoveryTimeMs === null ? {} : { recoveryTimeMs }),
     ...(duplicateRate === null ? {} : { duplicateRate }),
     kind: sc.kind,
@@ -328,6 +332,7 @@ export async function runScenario(t: LabTarget, declared: Scenario, lab: LabOpti
     duplicateRate,
     recoveryMs,
     damage: damageFigures ?? null,
+    broker: brokerFigures,
     inFlight,
   };
 }

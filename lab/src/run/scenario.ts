@@ -100,4 +100,8 @@ export interface Scenario {
    * shown in the summary table and the report beside the audit's counts.
    */
   damage?: (o: Outcome) => Record<string, number>;
+  /** A broker probe's counts (lost, duplicated, unexpected, recovered...), for scenarios that run one. */
+  broker?: (o: Outcome) => Record<string, number> | null;
+  /** Why it cannot run on this stack (the partitions need --netns); unset or undefined: it can. */
+  needs?: (s: Stack) => string | undefined;
 }

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { alertsFired } from "@orderflow/load/report/alert-marks.ts";
-import { fmtDamage, fmtMs, fmtNum, fmtPct } from "@orderflow/load/report/html.ts";
+import { fmtBroker, fmtDamage, fmtMs, fmtNum, fmtPct } from "@orderflow/load/report/html.ts";
 import { inFlightCell } from "@orderflow/load/report/in-flight.ts";
 import { reportFigures } from "@orderflow/load/report/render-report.ts";
 import { writeSummary } from "@orderflow/load/report/write-report.ts";
@@ -25,6 +25,7 @@ const HEAD = [
   "unexpected",
   "duplicate rate",
   "damage (own terms)",
+  "broker (probe)",
   "alerts fired",
   "verdict",
 ];
@@ -48,6 +49,7 @@ export function summaryRows(runs: readonly ScenarioRun[]): string[][] {
       String(d.unexpected),
       fmtPct(r.duplicateRate, 2),
       fmtDamage(r.damage),
+      fmtBroker(r.broker),
       alertsFired(r.outcome.alerts),
       r.expectation.passed ? "pass" : "FAIL",
     ];
@@ -78,6 +80,7 @@ export function writeLabSummary(dir: string, runs: readonly ScenarioRun[], machi
         passed: r.expectation.passed,
         duplicateRate: r.duplicateRate ?? undefined,
         ...(r.damage ? { damage: r.damage } : {}),
+        ...(r.broker ? { broker: r.broker } : {}),
       },
     })),
     { machine, links: runs.map((r) => path.relative(dir, r.files.html)) },

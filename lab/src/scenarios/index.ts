@@ -5,6 +5,7 @@ import { consumerCrashLoop } from "./consumer-crash-loop.ts";
 import { dbRestart } from "./db-restart.ts";
 import { leaderLoss } from "./leader-loss.ts";
 import { networkBlackhole } from "./network-blackhole.ts";
+import { PARTITION_SCENARIOS } from "./partitions.ts";
 import { PITFALL_SCENARIOS } from "./pitfalls.ts";
 import { poisonMessages } from "./poison-messages.ts";
 import { redisOutage } from "./redis-outage.ts";
@@ -21,6 +22,7 @@ export const NORMAL_SCENARIOS: Scenario[] = [
   dbRestart,
   networkBlackhole,
   poisonMessages,
+  ...PARTITION_SCENARIOS,
 ];
 
 export const SCENARIOS: Scenario[] = [...NORMAL_SCENARIOS, ...PITFALL_SCENARIOS];

@@ -18,6 +18,8 @@ export interface AuditVerdict {
   recoveryTimeMs?: number;
   /** The damage in the scenario's own terms (a pitfall's and its pair's). */
   damage?: Record<string, number>;
+  /** A broker probe's counts (the partition scenarios'): confirmed, lost, duplicated, unexpected... */
+  broker?: Record<string, number>;
   [field: string]: unknown;
 }
 

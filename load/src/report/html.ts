@@ -103,3 +103,11 @@ export function fmtDamage(d: Record<string, number> | null | undefined): string 
     .map(([k, v]) => `${k} ${fmtDamageValue(v)}`)
     .join(", ");
 }
+
+/** A broker probe's verdict on one line, after Jepsen's total-queue check; "—" without a probe. */
+export function fmtBroker(b: Record<string, number> | null | undefined): string {
+  if (!b) return "—";
+  return ["lost", "duplicated", "unexpected", "recovered"]
+    .map((k) => `${k} ${fmtDamageValue(b[k] ?? -1)}`)
+    .join(", ");
+}

@@ -45,6 +45,7 @@ export interface ReportFigures {
   apiRecoveryMs: number | null;
   duplicateRate: number | null;
   damage: Record<string, number> | null;
+  broker: Record<string, number> | null;
 }
 
 const COLORS = ["#1f6feb", "#2da44e", "#8250df", "#bf3989", "#9a6700", "#0a7b83", "#cf222e", "#57606a"];
@@ -72,6 +73,7 @@ export function reportFigures(input: ReportInput): ReportFigures {
     apiRecoveryMs: apiRecoveryMs(run.timeline, run.events),
     duplicateRate: typeof audit?.duplicateRate === "number" ? audit.duplicateRate : null,
     damage: audit?.damage ?? null,
+    broker: audit?.broker ?? null,
   };
 }
 
@@ -263,8 +265,14 @@ export function renderReport(input: ReportInput): string {
   const damage = f.damage
     ? `<h2>Damage, in this scenario's own terms</h2><table id="damage"><tbody>${damageRows}</tbody></table>`
     : "";
+  const brokerRows = Object.entries(f.broker ?? {})
+    .map(([k, v]) => `<tr><td>${esc(k)}</td><td class="num">${esc(fmtDamageValue(v))}</td></tr>`)
+    .join("");
+  const broker = f.broker
+    ? `<h2>At the broker: the probe's own messages</h2><p class="note">Published with confirms into a quorum queue of the probe's own and drained after the heal: a confirmed message never delivered is lost; one delivered but never published is unexpected; an unconfirmed one delivered anyway is recovered.</p><table id="broker"><tbody>${brokerRows}</tbody></table>`
+    : "";
   const audit = input.audit
-    ? `${damage}<h2>Audit verdict ${verdictBadge(f.auditPassed)}</h2><div id="audit">${jsonBlock(input.audit)}</div>`
+    ? `${damage}${broker}<h2>Audit verdict ${verdictBadge(f.auditPassed)}</h2><div id="audit">${jsonBlock(input.audit)}</div>`
     : `<h2>Audit verdict</h2><p class="note">No audit verdict was given for this run.</p>`;
   const body = `${header}
 <div class="cards" id="cards">${cards}</div>

@@ -1,7 +1,7 @@
 // The table across scenarios that `pnpm fault all` prints (Markdown, for the README and CI logs) and
 // writes (HTML, self-contained, beside each scenario's own report).
 import { alertsFired } from "./alert-marks.ts";
-import { esc, fmtDamage, fmtMs, fmtNum, fmtPct, page } from "./html.ts";
+import { esc, fmtBroker, fmtDamage, fmtMs, fmtNum, fmtPct, page } from "./html.ts";
 import { inFlightCell } from "./in-flight.ts";
 import { type ReportFigures, type ReportInput, reportFigures } from "./render-report.ts";
 
@@ -29,6 +29,7 @@ const COLUMNS: Column[] = [
   { title: "duplicate rate", numeric: true, value: (f) => fmtPct(f.duplicateRate, 3) },
   { title: "alerts fired", numeric: false, value: (_f, input) => alertsFired(input.alerts) },
   { title: "damage (own terms)", numeric: false, value: (f) => fmtDamage(f.damage) },
+  { title: "broker (probe)", numeric: false, value: (f) => fmtBroker(f.broker) },
 ];
 
 export function summaryFigures(runs: readonly ReportInput[]): ReportFigures[] {
