@@ -102,6 +102,6 @@ export interface Scenario {
   damage?: (o: Outcome) => Record<string, number>;
   /** A broker probe's counts (lost, duplicated, unexpected, recovered...), for scenarios that run one. */
   broker?: (o: Outcome) => Record<string, number> | null;
-  /** Why it cannot run on this stack (the partitions need --netns); unset or undefined: it can. */
+  /** What the stack lacks for it (the partitions need --netns); unset or undefined: nothing. */
   needs?: (s: Stack) => string | undefined;
 }
