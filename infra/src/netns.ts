@@ -106,7 +106,8 @@ export async function brokerNetworkLeft(layout: Layout): Promise<string[]> {
  */
 export async function removeBrokerNetwork(layout: Layout): Promise<void> {
   const net = layout.rabbitmq.network;
-  if (!net) return;
+  // Without iproute2 no namespace can have been made here: nothing to remove.
+  if (!net || (await run("ip", ["netns", "list"], { timeoutMs: 5_000 })).code !== 0) return;
   const have = await namespaces();
   for (const n of namespacedNodes(layout)) {
     if (!have.has(n.netns.name)) continue;

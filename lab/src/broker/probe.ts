@@ -59,6 +59,23 @@ async function connectAny(
   throw new Error("no broker node takes a connection");
 }
 
+/** connectAny, tried again every 500 ms while `more()` holds; undefined once it no longer does. */
+async function connectWhile(
+  urls: readonly string[],
+  from: number,
+  view: ProbeClientView,
+  more: () => boolean,
+): Promise<{ conn: amqp.ChannelModel; index: number } | undefined> {
+  while (more()) {
+    try {
+      return await connectAny(urls, from, view);
+    } catch {
+      await sleep(500);
+    }
+  }
+  return undefined;
+}
+
 /** Removes probe queues a crashed run left behind. */
 async function dropLeftovers(s: Stack, ch: amqp.Channel): Promise<void> {
   const left = (await listQueues(s.rabbit)).filter((q) => q.name.startsWith(PROBE_QUEUE_PREFIX));
@@ -102,13 +119,10 @@ export async function startBrokerProbe(s: Stack, runTag: string, o: ProbeOptions
     const started = Date.now();
     const more = () => !stopped && published.size < maxMessages && Date.now() < deadline;
     while (more()) {
-      let conn: amqp.ChannelModel;
-      try {
-        ({ conn, index: node } = await connectAny(urls, node, view));
-      } catch {
-        await sleep(500);
-        continue;
-      }
+      const link = await connectWhile(urls, node, view, more);
+      if (!link) break;
+      const { conn } = link;
+      node = link.index;
       let open = true;
       conn.on("close", () => {
         open = false;
@@ -152,13 +166,10 @@ export async function startBrokerProbe(s: Stack, runTag: string, o: ProbeOptions
   const consumeFrom = async (first: number): Promise<void> => {
     let node = first;
     while (!finished) {
-      let conn: amqp.ChannelModel;
-      try {
-        ({ conn, index: node } = await connectAny(urls, node, view));
-      } catch {
-        await sleep(500);
-        continue;
-      }
+      const link = await connectWhile(urls, node, view, () => !finished);
+      if (!link) return;
+      const { conn } = link;
+      node = link.index;
       const gone = new Promise<"closed">((resolve) => {
         conn.on("close", () => resolve("closed"));
         conn.on("error", () => {});
