@@ -10,6 +10,7 @@ import { claimSection } from "./claim-bench.ts";
 import { readBenchEnv } from "./env.ts";
 import { describeMachine } from "./machine.ts";
 import { memorySection } from "./memory-bench.ts";
+import { peersSection } from "./peers-bench.ts";
 import { checkStack } from "./preflight.ts";
 import { prismaSection } from "./prisma-vs-raw.ts";
 import { relaySection } from "./relay-bench.ts";
@@ -23,6 +24,7 @@ const SECTIONS: Section[] = [
   claimSection,
   prismaSection,
   ceilingsSection,
+  peersSection,
   sagaSection,
   memorySection,
   batchingSection,
@@ -58,7 +60,7 @@ function readArgs(argv: string[]): { quick: boolean; only: string[]; memoryRate:
 }
 
 /** `{ [name]: summary }` when that section ran and has one: bench.json's top-level objects. */
-const summary = (earlier: Map<string, SectionResult>, name: "saga" | "memory") => {
+const summary = (earlier: Map<string, SectionResult>, name: "saga" | "memory" | "peers") => {
   const s = earlier.get(name)?.summary;
   return s ? { [name]: s } : {};
 };
@@ -104,6 +106,7 @@ async function mainBench(): Promise<number> {
     durationSeconds: (performance.now() - started) / 1000,
     ...summary(earlier, "saga"),
     ...summary(earlier, "memory"),
+    ...summary(earlier, "peers"),
     sections: Object.fromEntries(earlier),
     failures: Object.fromEntries(Object.entries(failures).map(([k, v]) => [k, v.split("\n")[0] ?? v])),
   };

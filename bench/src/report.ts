@@ -13,6 +13,8 @@ export interface Report {
   saga?: Record<string, unknown>;
   /** The memory section's headline figures, when it ran. */
   memory?: Record<string, unknown>;
+  /** The peers section's rows and orderflow's throughput over the best peer, when it ran. */
+  peers?: Record<string, unknown>;
   sections: Record<string, SectionResult>;
   failures: Record<string, string>;
 }

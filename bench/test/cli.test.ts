@@ -29,7 +29,7 @@ describe("pnpm bench with bad arguments", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
     expect(r.stderr).toContain("usage: pnpm bench [--quick] [--only=SECTION[,SECTION...]]");
-    expect(r.stderr).toContain("relay, claim, prisma, ceilings, saga, memory, batching");
+    expect(r.stderr).toContain("relay, claim, prisma, ceilings, peers, saga, memory, batching");
     expect(r.stdout).toBe("");
   });
 });

@@ -27,7 +27,7 @@ export {
   type PartitionKind,
   partitionCuts,
 } from "./partitions.ts";
-export { adminUrl, serviceUrl } from "./postgres.ts";
+export { adminUrl, POSTGRES_SETTINGS, serviceUrl } from "./postgres.ts";
 export { isAlive, waitFor } from "./proc.ts";
 export { localTargets, prometheusUrl, type TargetGroup } from "./prometheus.ts";
 export {
