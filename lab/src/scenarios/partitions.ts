@@ -31,6 +31,8 @@ async function partitionFault(ctx: FaultContext, name: DefinedScenario): Promise
     maxMs: ctx.durationMs + 60_000,
     log: ctx.log,
   });
+  // A failure on the way still heals, and still drains and removes the probe's queue, before it is told.
+  let failed: unknown;
   try {
     await ctx.sleep(at(cut.atS));
     await ctx.measureInFlight(`partition ${cut.target}`);
@@ -39,6 +41,8 @@ async function partitionFault(ctx: FaultContext, name: DefinedScenario): Promise
     ctx.mark(`fault injected: partition ${cut.target}`, applied.detail);
     // Held for its whole length even when the load ends first: the audit must see all of it.
     await new Promise((r) => setTimeout(r, at(cut.untilS) - at(cut.atS)));
+  } catch (e) {
+    failed = e;
   } finally {
     await ctx.faults.apply({ action: "heal-partition" }).catch((e: unknown) => {
       ctx.log(`heal-partition: ${(e as Error).message}`);
@@ -51,6 +55,7 @@ async function partitionFault(ctx: FaultContext, name: DefinedScenario): Promise
   ctx.facts.broker = counts;
   ctx.facts.brokerClients = clients;
   ctx.facts.leaderElections = electionsBetween(termsBefore, await raftTerms(ctx.stack));
+  if (failed !== undefined) throw failed;
 }
 
 /** The broker probe's figures, as the summary and the report show them beside the audit's. */
