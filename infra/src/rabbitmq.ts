@@ -126,11 +126,14 @@ export const RABBITMQ_SETTINGS = ["raft.wal_max_size_bytes = 67108864"] as const
  * Settings of the local nodes only. RabbitMQ 3.x keeps the cluster's metadata in Mnesia, which on its
  * own never heals a partition: with the default (ignore), a halves partition held for 80 s and then
  * healed left the cut-off node running as a cluster of its own, each side listing the other as
- * partitioned, until it was restarted. With pause_minority the cut-off node pauses (its clients move
- * to the majority) and rejoins by itself: the same partition was whole 6-12 s after the heal. RabbitMQ
- * 4.3 (compose's image) keeps metadata in Khepri, a Raft log, and ignores the key.
+ * partitioned, until it was restarted. With autoheal the nodes agree on a winning side once the links
+ * are back and restart the others: the same partition was whole 4-8 s after the heal. Not
+ * pause_minority: it pauses a node that sees itself alone also when its two peers were stopped, so
+ * with quorum lost the survivor closed every client's connection instead of leaving publishes to time
+ * out on a silent broker (packages/messaging/test/quorum-loss.test.ts). RabbitMQ 4.3 (compose's image)
+ * keeps metadata in Khepri, a Raft log, and ignores the key.
  */
-export const LOCAL_RABBITMQ_SETTINGS = ["cluster_partition_handling = pause_minority"] as const;
+export const LOCAL_RABBITMQ_SETTINGS = ["cluster_partition_handling = autoheal"] as const;
 
 function writeNodeFiles(d: RabbitDeps): void {
   const r = d.layout.rabbitmq;

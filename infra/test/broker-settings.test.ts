@@ -24,14 +24,14 @@ test("every broker node rolls its quorum write-ahead log over at the size the st
   }
 }, 60_000);
 
-test("every broker node pauses when cut off from the majority (pause_minority), as the stack wrote", async () => {
-  expect(LOCAL_RABBITMQ_SETTINGS).toContain("cluster_partition_handling = pause_minority");
+test("every broker node heals a partition by itself (autoheal), as the stack wrote", async () => {
+  expect(LOCAL_RABBITMQ_SETTINGS).toContain("cluster_partition_handling = autoheal");
   for (const n of s.layout.rabbitmq.nodes) {
     const r = await ctl(s.rabbit, "rabbitmqctl", n.name, [
       "eval",
       "application:get_env(rabbit, cluster_partition_handling).",
     ]);
     expect(r.code, `${n.name}: ${r.stderr}`).toBe(0);
-    expect(r.stdout.trim(), n.name).toBe("{ok,pause_minority}");
+    expect(r.stdout.trim(), n.name).toBe("{ok,autoheal}");
   }
 }, 60_000);
