@@ -4,11 +4,22 @@ import path from "node:path";
 import { selectScenarios } from "../scenarios/index.ts";
 import type { LabTarget, TargetKind } from "../targets/target.ts";
 import { type LabOptions, onTarget, runScenario, type ScenarioRun } from "./run-scenario.ts";
+import type { Scenario } from "./scenario.ts";
 import { writeLabSummary } from "./summary.ts";
 
 /** Each target's runs in a folder of their own, so each summary table holds one target's latest runs. */
 export const faultReportsDir = (reportsDir: string, target: TargetKind = "local") =>
   path.join(reportsDir, target === "local" ? "fault" : `fault-${target}`);
+
+/** Scenarios left out, grouped by why, each group's names on one line. */
+function byReason(left: Scenario[], why: (sc: Scenario) => string | undefined): [string, string][] {
+  const groups = new Map<string, string[]>();
+  for (const sc of left) {
+    const reason = why(sc) ?? "";
+    groups.set(reason, [...(groups.get(reason) ?? []), sc.name]);
+  }
+  return [...groups].map(([reason, names]) => [reason, names.join(", ")]);
+}
 
 export async function runLab(
   t: LabTarget,
@@ -18,14 +29,14 @@ export async function runLab(
   const selected = selectScenarios(names);
   const onKind = selected.filter((sc) => t.kind === "local" || !sc.localOnly);
   const skipped = selected.filter((sc) => !onKind.includes(sc));
-  if (skipped.length > 0)
-    o.log(
-      `skipped on ${t.kind}, as they run on the local stack only (${skipped[0]?.localOnly}): ${skipped.map((sc) => sc.name).join(", ")}`,
-    );
+  for (const [why, names] of byReason(skipped, (sc) => sc.localOnly))
+    o.log(`skipped on ${t.kind}, as they run on the local stack only (${why}): ${names}`);
   const scenarios = onKind.filter((sc) => !sc.needs?.(t.stack));
-  const unmet = onKind.filter((sc) => !scenarios.includes(sc));
-  if (unmet.length > 0)
-    o.log(`skipped: ${unmet.map((sc) => sc.name).join(", ")}: ${unmet[0]?.needs?.(t.stack)}`);
+  for (const [why, names] of byReason(
+    onKind.filter((sc) => !scenarios.includes(sc)),
+    (sc) => sc.needs?.(t.stack),
+  ))
+    o.log(`skipped: ${names}: ${why}`);
   const runs: ScenarioRun[] = [];
   for (const sc of scenarios) {
     o.log(`=== ${sc.name} (${sc.kind}): ${onTarget(sc, t).summary}`);
