@@ -1,6 +1,7 @@
 // What every contender of the peers section does, and the job they share: an order row and its
 // order.created event (about 300 B of JSON) committed in one business transaction, the event then
 // published persistent with confirms to orderflow.events under the bench's routing key.
+import type pg from "pg";
 
 export interface Contender {
   name: string;
@@ -28,6 +29,33 @@ export const PEER_ORDERS_DDL = `CREATE TABLE IF NOT EXISTS peer_orders (
   id uuid PRIMARY KEY, customer_id text NOT NULL, total integer NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`;
 
 export const INSERT_PEER_ORDER = "INSERT INTO peer_orders (id, customer_id, total) VALUES ($1, $2, $3)";
+
+export type OrderCreated = ReturnType<typeof orderCreated>;
+
+/**
+ * One business transaction of the job: a new order's row and, through `writeEvent` on the same client
+ * (a peer writes its event its own way), the event; committed together, or rolled back on a throw.
+ */
+export async function writeOrderWithEvent<T>(
+  pool: pg.Pool,
+  writeEvent: (client: pg.PoolClient, orderId: string, payload: OrderCreated) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const orderId = crypto.randomUUID();
+    const payload = orderCreated(orderId);
+    await client.query(INSERT_PEER_ORDER, [orderId, payload.customerId, payload.total]);
+    const result = await writeEvent(client, orderId, payload);
+    await client.query("COMMIT");
+    return result;
+  } catch (e) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
+}
 
 /** An order.created snapshot (orderCreatedV1): three lines, about 300 bytes as JSON. */
 export function orderCreated(orderId: string) {

@@ -18,13 +18,7 @@ import {
   type ReplicationListenerConfig,
   type TransactionalLogger,
 } from "pg-transactional-outbox";
-import {
-  type Contender,
-  INSERT_PEER_ORDER,
-  ORDER_CREATED_SQL,
-  orderCreated,
-  PEER_ORDERS_DDL,
-} from "./peer-contender.ts";
+import { type Contender, ORDER_CREATED_SQL, PEER_ORDERS_DDL, writeOrderWithEvent } from "./peer-contender.ts";
 import { openPeerPublisher, type PeerPublisher } from "./peer-publisher.ts";
 import { type ScratchCluster, SUPERUSER } from "./scratch-cluster.ts";
 
@@ -139,27 +133,15 @@ export async function pgOutboxContender(d: PgOutboxDeps): Promise<Contender> {
         [n],
       );
     },
-    async writeOne() {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        const orderId = crypto.randomUUID();
-        const payload = orderCreated(orderId);
-        await client.query(INSERT_PEER_ORDER, [orderId, payload.customerId, payload.total]);
+    writeOne: () =>
+      writeOrderWithEvent(pool, async (client, orderId, payload) => {
         const id = crypto.randomUUID();
         await store(
           { id, aggregateType: "order", aggregateId: orderId, messageType: "order.created", payload },
           client,
         );
-        await client.query("COMMIT");
         return id;
-      } catch (e) {
-        await client.query("ROLLBACK").catch(() => {});
-        throw e;
-      } finally {
-        client.release();
-      }
-    },
+      }),
     async start() {
       const pub = await openPeerPublisher(d.amqpUrl);
       publisher = pub;

@@ -8,7 +8,7 @@
 import { createRequire } from "node:module";
 import type pg from "pg";
 import { type Db, PgBoss, type WorkOptions } from "pg-boss";
-import { type Contender, INSERT_PEER_ORDER, orderCreated } from "./peer-contender.ts";
+import { type Contender, orderCreated, writeOrderWithEvent } from "./peer-contender.ts";
 import { openPeerPublisher, type PeerPublisher } from "./peer-publisher.ts";
 
 const QUEUE = "order-events";
@@ -58,22 +58,11 @@ export async function pgBossContender(d: PgBossDeps): Promise<Contender> {
       }
     },
     async writeOne() {
-      const client = await d.pool.connect();
-      try {
-        await client.query("BEGIN");
-        const orderId = crypto.randomUUID();
-        const payload = orderCreated(orderId);
-        await client.query(INSERT_PEER_ORDER, [orderId, payload.customerId, payload.total]);
-        const id = await boss.send(QUEUE, payload, { db: onClient(client) });
-        await client.query("COMMIT");
-        if (!id) throw new Error("pg-boss did not create the job");
-        return id;
-      } catch (e) {
-        await client.query("ROLLBACK").catch(() => {});
-        throw e;
-      } finally {
-        client.release();
-      }
+      const id = await writeOrderWithEvent(d.pool, (client, _orderId, payload) =>
+        boss.send(QUEUE, payload, { db: onClient(client) }),
+      );
+      if (!id) throw new Error("pg-boss did not create the job");
+      return id;
     },
     async start() {
       const pub = await openPeerPublisher(d.amqpUrl);
