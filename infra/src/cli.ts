@@ -3,27 +3,31 @@ import type { ParseArgsConfig } from "node:util";
 import { exitWithUsage, parseCli } from "@orderflow/config";
 import { readInfraEnv } from "./env.ts";
 import { runLabChaos } from "./lab-chaos.ts";
-import { stackLayout } from "./layout.ts";
+import { MAX_REPLICAS, stackLayout } from "./layout.ts";
 import { followFiles, printLastLines, stackLogFiles } from "./log-files.ts";
 import { openStack } from "./open-stack.ts";
 import { smoke } from "./smoke.ts";
 import { down, stackStatus, up } from "./stack.ts";
 
 const USAGE = `usage: pnpm stack <command>
-  up [--no-apps] [--netns]
+  up [--no-apps] [--netns] [--replicas N]
                         start PostgreSQL, Redis, the 3-node RabbitMQ cluster, Prometheus, Alertmanager
                         and the PostgreSQL/Redis exporters, then the services and their relays
                         (supervised, restarted when they die), then the control service (fault
                         API and live console, kept running by its own keeper); returns when healthy.
                         --netns (root): each broker node in a network namespace of its own, on a
                         bridge, so \`chaos partition\` can cut the links between nodes; kept until down
+                        --replicas N (1..4): N instances of each service and of each relay, named
+                        order, order#2, ..., relay:order, relay:order#2, ... (the apps restart when N
+                        differs from what runs; without it, what runs keeps its count)
   down                  stop everything the stack started (epmd, namespaces and links included)
   status [--json]       health, URLs, ports and PIDs of every part
   smoke                 one trip through every part, as the services use them
   logs [part] [-n N] [-f]
                         last N (50) log lines of every part, or of one: postgres, redis, epmd,
                         rabbit-1..3, prometheus, alertmanager, postgres-exporter, redis-exporter,
-                        supervisor, order, inventory, points, relay:<service>, control;
+                        supervisor, order, inventory, points, relay:<service> (and each replica:
+                        order#2, relay:order#2, ...), control;
                         -f, --follow: then print lines as they are written, until Ctrl-C
   redrive <queue> [--id MESSAGE_ID ...]
                         move parked messages of <queue> (all, or those ids) back to it
@@ -47,8 +51,22 @@ async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv[0] === "--" ? argv.slice(1) : argv;
   switch (cmd) {
     case "up": {
-      const { values } = args(rest, { "no-apps": { type: "boolean" }, netns: { type: "boolean" } });
-      const { seconds, status } = await up(log, { apps: !values["no-apps"], netns: values.netns ?? false });
+      const { values, fail } = args(rest, {
+        "no-apps": { type: "boolean" },
+        netns: { type: "boolean" },
+        replicas: { type: "string" },
+      });
+      const replicas = values.replicas === undefined ? undefined : Number(values.replicas);
+      if (
+        replicas !== undefined &&
+        !(Number.isInteger(replicas) && replicas >= 1 && replicas <= MAX_REPLICAS)
+      )
+        fail(`--replicas must be a whole number from 1 to ${MAX_REPLICAS}, got "${values.replicas}"`);
+      const { seconds, status } = await up(log, {
+        apps: !values["no-apps"],
+        netns: values.netns ?? false,
+        ...(replicas !== undefined ? { replicas } : {}),
+      });
       log(`healthy in ${seconds.toFixed(1)} s`);
       printSummary(status);
       return 0;

@@ -7,16 +7,18 @@ export {
   appsVariantInUse,
   holdApps,
   releaseApps,
+  replicasInUse,
   restartAppsWith,
+  serviceUrlsInUse,
 } from "./apps/control.ts";
-export { appDefinitions } from "./apps/definitions.ts";
-export { readHeld, readState } from "./apps/state.ts";
+export { appDefinitions, serviceInstanceUrls } from "./apps/definitions.ts";
+export { instanceName, readHeld, readState } from "./apps/state.ts";
 export type { AppVariant } from "./apps/variant.ts";
 export { amqpUrlsFor as amqpUrls } from "./broker-urls.ts";
 export * from "./chaos.ts";
 export { type ComposeStackView, openComposeStack } from "./compose/stack-view.ts";
 export { readInfraEnv, repoRoot } from "./env.ts";
-export { type BrokerNodeLayout, type Layout, stackLayout } from "./layout.ts";
+export { type BrokerNodeLayout, type Layout, MAX_REPLICAS, stackLayout } from "./layout.ts";
 export { brokerNetworkLeft } from "./netns.ts";
 export { openStack, type Stack } from "./open-stack.ts";
 export {

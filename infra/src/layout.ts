@@ -7,6 +7,15 @@ export const FORBIDDEN_PORTS = [5432, 6379, 5672, 15672, 25672, 4369] as const;
 
 export const BROKER_NODE_COUNT = 3;
 
+/** `pnpm stack up --replicas N`: at most this many of each service and of each relay. */
+export const MAX_REPLICAS = 4;
+
+/**
+ * The port instance `instance` (1..MAX_REPLICAS) of an app listens on: instance 1 keeps the layout's
+ * port, each further one sits 10 above the one before, clear of the neighbouring services' ports.
+ */
+export const instancePort = (port: number, instance: number): number => port + 10 * (instance - 1);
+
 export interface BrokerNodeLayout {
   index: number;
   name: string;
@@ -56,10 +65,13 @@ export interface Layout {
    * `keeperPidFile` the keeper's that restarts it; both write to `logFile`.
    */
   control: MonitorLayout & { keeperPidFile: string };
-  /** Each relay's /metrics port (OUTBOX_METRICS_PORT), scraped by Prometheus. */
+  /** Each relay's /metrics port (OUTBOX_METRICS_PORT), scraped by Prometheus; replicas: instancePort. */
   relayMetricsPorts: { order: number; inventory: number; points: number };
   secretsFile: string;
-  /** HTTP ports of the services (order, inventory, points), reserved here so nothing else takes them. */
+  /**
+   * HTTP ports of the services (order, inventory, points), reserved here so nothing else takes them;
+   * the replicas of `up --replicas N` listen on instancePort.
+   */
   servicePorts: { order: number; inventory: number; points: number };
 }
 

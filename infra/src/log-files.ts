@@ -2,7 +2,7 @@
 // they grow (like tail -f), the infrastructure's and the supervised services' and relays' alike.
 import fs from "node:fs";
 import path from "node:path";
-import { appLogFile } from "./apps/state.ts";
+import { appLogFile, instanceName, readReplicas } from "./apps/state.ts";
 import type { Layout } from "./layout.ts";
 import { tailFile } from "./proc.ts";
 import { SERVICE_NAMES } from "./services.ts";
@@ -22,11 +22,16 @@ export function stackLogFiles(layout: Layout): Record<string, string> {
     "redis-exporter": layout.redisExporter.logFile,
     supervisor: appLogFile(layout, "supervisor"),
     control: layout.control.logFile, // the control service and its keeper
+    // Every instance the last supervisor ran: order, order#2, relay:order, relay:order#2, ...
     ...Object.fromEntries(
-      SERVICE_NAMES.flatMap((s) => [
-        [s, appLogFile(layout, s)],
-        [`relay:${s}`, appLogFile(layout, `relay:${s}`)],
-      ]),
+      SERVICE_NAMES.flatMap((s) =>
+        [s, `relay:${s}`].flatMap((app) =>
+          Array.from({ length: readReplicas(layout) }, (_, i) => {
+            const name = instanceName(app, i + 1);
+            return [name, appLogFile(layout, name)];
+          }),
+        ),
+      ),
     ),
   };
 }

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { repoRoot } from "./env.ts";
-import type { Layout } from "./layout.ts";
+import { instancePort, type Layout } from "./layout.ts";
 import {
   httpOk,
   type MonitorProcess,
@@ -25,18 +25,27 @@ export interface TargetGroup {
   labels?: Record<string, string>;
 }
 
+const at = (port: number) => `127.0.0.1:${port}`;
+
+/**
+ * The services' and relays' jobs, one group per instance. The instance's number is the label `replica`:
+ * `instance` is Prometheus's own (the target's address).
+ */
+function appTargets(layout: Layout, replicas: number): Record<"service" | "relay", TargetGroup[]> {
+  const groups = (ports: Layout["servicePorts"]) =>
+    SERVICE_NAMES.flatMap((svc) =>
+      Array.from({ length: replicas }, (_, i) => ({
+        targets: [at(instancePort(ports[svc], i + 1))],
+        labels: { service: svc, replica: String(i + 1) },
+      })),
+    );
+  return { service: groups(layout.servicePorts), relay: groups(layout.relayMetricsPorts) };
+}
+
 /** The scrape jobs of prometheus.yml (and the Alertmanager it sends to) with their local addresses. */
-export function localTargets(layout: Layout): Record<string, TargetGroup[]> {
-  const at = (port: number) => `127.0.0.1:${port}`;
+export function localTargets(layout: Layout, replicas = 1): Record<string, TargetGroup[]> {
   return {
-    service: SERVICE_NAMES.map((svc) => ({
-      targets: [at(layout.servicePorts[svc])],
-      labels: { service: svc },
-    })),
-    relay: SERVICE_NAMES.map((svc) => ({
-      targets: [at(layout.relayMetricsPorts[svc])],
-      labels: { service: svc },
-    })),
+    ...appTargets(layout, replicas),
     rabbitmq: layout.rabbitmq.nodes.map((n) => ({
       targets: [`${n.host}:${n.prometheusPort}`],
       labels: { node: n.name.split("@")[0] ?? n.name },
@@ -53,6 +62,16 @@ function writeAtomically(file: string, text: string): void {
   const tmp = `${file}.tmp`;
   fs.writeFileSync(tmp, text);
   fs.renameSync(tmp, file);
+}
+
+/** Points the service and relay jobs at `replicas` instances of each (Prometheus re-reads targets/). */
+export function writeAppTargets(layout: Layout, replicas: number): void {
+  fs.mkdirSync(layout.prometheus.targetsDir, { recursive: true });
+  for (const [job, groups] of Object.entries(appTargets(layout, replicas)))
+    writeAtomically(
+      path.join(layout.prometheus.targetsDir, `${job}.json`),
+      `${JSON.stringify(groups, null, 2)}\n`,
+    );
 }
 
 /** Copies prometheus.yml and rules/*.rules.yml (rules/ may be empty) and writes targets/*.json. */

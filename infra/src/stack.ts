@@ -8,7 +8,14 @@ import {
   startAlertmanager,
   stopAlertmanager,
 } from "./alertmanager.ts";
-import { type AppStatus, appsStatus, startApps, stopApps } from "./apps/control.ts";
+import {
+  type AppStatus,
+  appsStatus,
+  appsVariantInUse,
+  restartAppsWith,
+  startApps,
+  stopApps,
+} from "./apps/control.ts";
 import {
   type ControlStatus,
   controlKeeperPid,
@@ -74,7 +81,7 @@ function checkPorts(layout: Layout): void {
 
 export async function up(
   log: (m: string) => void = () => {},
-  opts: { apps?: boolean; netns?: boolean } = {},
+  opts: { apps?: boolean; netns?: boolean; replicas?: number } = {},
 ): Promise<{ seconds: number; status: StackStatus }> {
   const t0 = Date.now();
   const env = readInfraEnv();
@@ -108,7 +115,9 @@ export async function up(
   if (failed.length > 0) throw new Error(`stack up failed:\n  ${failed.join("\n  ")}`);
   if (opts.apps !== false) {
     log("infrastructure healthy; starting the services and their relays");
-    await startApps(s);
+    // A count given restarts apps running another; without one, what runs keeps its own.
+    if (opts.replicas !== undefined) await restartAppsWith(s, appsVariantInUse(s), opts.replicas);
+    else await startApps(s);
   }
   // After the apps: its flow reads their metrics, and it comes up to a stack that is whole.
   await startControl(s);

@@ -2,22 +2,31 @@
 import fs from "node:fs";
 import path from "node:path";
 import { repoRoot } from "../env.ts";
+import { MAX_REPLICAS } from "../layout.ts";
 import type { Stack } from "../open-stack.ts";
 import { isAlive, readPid, signal, spawnDaemon, stopPid, waitFor } from "../proc.ts";
-import { appDefinitions } from "./definitions.ts";
+import { writeAppTargets } from "../prometheus.ts";
+import type { ServiceName } from "../services.ts";
+import { appDefinitions, serviceInstanceUrls } from "./definitions.ts";
 import {
   appLogFile,
   appsDir,
   readHeld,
+  readReplicas,
   readState,
   supervisorPidFile,
   writeHeld,
+  writeReplicas,
   writeVariant,
 } from "./state.ts";
 import { type AppVariant, checkVariant, normalizeVariant, sameVariant } from "./variant.ts";
 
 export interface AppStatus {
+  /** The instance's own name: "order" (instance 1), "order#2", "relay:order", "relay:order#2", ... */
   name: string;
+  /** What it is an instance of ("order", "relay:order"), and which one (1..replicas). */
+  app: string;
+  instance: number;
   kind: "service" | "relay";
   url: string | null;
   pid: number | null;
@@ -37,12 +46,26 @@ export function appsVariantInUse(s: Stack): AppVariant {
   return supervisorPid(s) ? (readState(s.layout)?.variant ?? {}) : {};
 }
 
+/** How many instances of each app run (1 when nothing runs). */
+export function replicasInUse(s: Stack): number {
+  return supervisorPid(s) ? (readState(s.layout)?.replicas ?? 1) : 1;
+}
+
+/** The base URL of every running instance of each service, instance 1 first. */
+export const serviceUrlsInUse = (s: Stack): Record<ServiceName, string[]> =>
+  serviceInstanceUrls(s, replicasInUse(s));
+
+export function checkReplicas(replicas: number): void {
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > MAX_REPLICAS)
+    throw new Error(`replicas must be a whole number from 1 to ${MAX_REPLICAS}, got ${replicas}`);
+}
+
 export async function appsStatus(s: Stack): Promise<AppStatus[]> {
   const state = readState(s.layout);
   if (!supervisorPid(s) || !state) return [];
   const held = readHeld(s.layout);
   return Promise.all(
-    appDefinitions(s, state.variant).map(async (a) => {
+    appDefinitions(s, state.variant, state.replicas ?? 1).map(async (a) => {
       const st = state.apps[a.name];
       const pid = st?.pid && isAlive(st.pid) ? st.pid : null;
       let healthy = pid !== null;
@@ -55,6 +78,8 @@ export async function appsStatus(s: Stack): Promise<AppStatus[]> {
       }
       return {
         name: a.name,
+        app: a.app,
+        instance: a.instance,
         kind: a.kind,
         url: a.url ?? null,
         pid,
@@ -68,24 +93,30 @@ export async function appsStatus(s: Stack): Promise<AppStatus[]> {
 
 /**
  * Starts the supervisor (if not running) and waits until every service is ready and every relay runs.
- * A supervisor started here runs `variant` (default: production); a running one keeps its own.
+ * A supervisor started here runs `variant` (default: production) with `replicas` of each app; a running
+ * one keeps its own.
  */
 export async function startApps(
   s: Stack,
   timeoutMs = 180_000,
   variant: AppVariant = {},
+  replicas = 1,
 ): Promise<AppStatus[]> {
   fs.mkdirSync(appsDir(s.layout), { recursive: true });
   writeHeld(s.layout, []); // `up` means everything runs, whatever a test or an operator held before
   if (!supervisorPid(s)) {
-    checkVariant(variant, appNames(s));
+    checkReplicas(replicas);
+    checkVariant(variant, appKinds(s));
     writeVariant(s.layout, normalizeVariant(variant));
+    writeReplicas(s.layout, replicas);
     spawnDaemon(
       path.join(repoRoot, "node_modules/.bin/tsx"),
       [path.join(repoRoot, "infra/src/apps/supervisor-main.ts")],
       { logFile: appLogFile(s.layout, "supervisor"), cwd: repoRoot },
     );
   }
+  // Prometheus reads its targets files again by itself: it scrapes every instance that runs.
+  writeAppTargets(s.layout, readReplicas(s.layout));
   return waitFor(
     "every service ready and every relay running (see .stack/apps/*.log)",
     async () => {
@@ -106,24 +137,34 @@ export async function stopApps(s: Stack): Promise<void> {
 }
 
 /**
- * Restarts every app as `variant` runs it (nothing restarts when that variant already runs and every app
- * is healthy), so the fault lab can run its own composition for one scenario and production for the
- * next. Returns whether it restarted. Throws before stopping anything when the variant is invalid.
+ * Restarts every app as `variant` runs it, with `replicas` of each (default: as many as run now), so the
+ * fault lab can run its own composition for one scenario and production for the next. Nothing restarts
+ * when that already runs and every app is healthy. Returns whether it restarted. Throws before stopping
+ * anything when the variant or the count is invalid.
  */
-export async function restartAppsWith(s: Stack, variant: AppVariant): Promise<boolean> {
-  checkVariant(variant, appNames(s));
+export async function restartAppsWith(
+  s: Stack,
+  variant: AppVariant,
+  replicas: number = replicasInUse(s),
+): Promise<boolean> {
+  checkReplicas(replicas);
+  checkVariant(variant, appKinds(s));
   if (
     supervisorPid(s) &&
     sameVariant(appsVariantInUse(s), variant) &&
+    replicasInUse(s) === replicas &&
     (await appsStatus(s)).every((a) => a.healthy)
   )
     return false;
   await stopApps(s);
-  await startApps(s, 180_000, variant);
+  await startApps(s, 180_000, variant, replicas);
   return true;
 }
 
-const appNames = (s: Stack): string[] => appDefinitions(s).map((a) => a.name);
+/** What runs, one name per app ("order", "relay:order", ...): what a variant's entries are keyed by. */
+const appKinds = (s: Stack): string[] => [...new Set(appDefinitions(s).map((a) => a.app))];
+/** Every running instance's name. */
+const appNames = (s: Stack): string[] => appDefinitions(s, {}, replicasInUse(s)).map((a) => a.name);
 
 function known(s: Stack, name: string): void {
   if (!appNames(s).includes(name)) throw new Error(`unknown app "${name}"; apps: ${appNames(s).join(", ")}`);

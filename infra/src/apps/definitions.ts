@@ -1,17 +1,25 @@
 // The application processes the stack runs beside the infrastructure: the three services and one outbox
-// relay per service, with the environment each gets (the same variables docker-compose.yml sets).
+// relay per service, N of each with `up --replicas N`, with the environment each gets (the same
+// variables docker-compose.yml sets).
 import path from "node:path";
 import { doneOnConfirm, publishedBy } from "@orderflow/contracts";
 import { amqpUrlsFor } from "../broker-urls.ts";
 import { otelEnv, repoRoot } from "../env.ts";
+import { instancePort } from "../layout.ts";
 import type { Stack } from "../open-stack.ts";
 import { serviceUrl } from "../postgres.ts";
 import { redisUrl } from "../redis.ts";
 import { SERVICE_NAMES, type ServiceName } from "../services.ts";
+import { instanceName } from "./state.ts";
 import type { AppVariant } from "./variant.ts";
 
 export interface AppDefinition {
-  name: string; // "order" or "relay:order"
+  /** Unique per process: the app's name for instance 1 ("order", "relay:order"), `app#N` for the others. */
+  name: string;
+  /** What the process is an instance of: "order", "relay:order", ... (variants and logs group by it). */
+  app: string;
+  /** 1..replicas. */
+  instance: number;
   kind: "service" | "relay";
   service: ServiceName;
   command: string;
@@ -28,67 +36,86 @@ export interface AppDefinition {
 const node = process.execPath;
 const run = (file: string) => ["--import", "tsx", path.join(repoRoot, file)];
 
-/** Each app as `variant` runs it (production when `{}`): its entry file and its environment. */
-export function appDefinitions(s: Stack, variant: AppVariant = {}): AppDefinition[] {
+/** Each service instance's base URL, by service: what the replicas of `up --replicas N` listen on. */
+export function serviceInstanceUrls(s: Stack, replicas: number): Record<ServiceName, string[]> {
+  const urls = (svc: ServiceName) =>
+    Array.from(
+      { length: replicas },
+      (_, i) => `http://127.0.0.1:${instancePort(s.layout.servicePorts[svc], i + 1)}`,
+    );
+  return { order: urls("order"), inventory: urls("inventory"), points: urls("points") };
+}
+
+/** Each app instance as `variant` runs it (production when `{}`): its entry file and its environment. */
+export function appDefinitions(s: Stack, variant: AppVariant = {}, replicas = 1): AppDefinition[] {
   const host = "127.0.0.1";
   const extraEnv = variant.env ?? {};
   // OTEL_* of `pnpm stack up` reach every process; each is named for itself (as in docker-compose.yml),
   // since one OTEL_SERVICE_NAME for all six would merge them in a trace viewer.
   const otel = otelEnv();
   const entry = (name: string, own: string) => variant.entries?.[name] ?? own;
-  const url = (svc: ServiceName) => `http://${host}:${s.layout.servicePorts[svc]}`;
-  return SERVICE_NAMES.flatMap((svc): AppDefinition[] => {
-    const P = svc.toUpperCase();
-    const db = serviceUrl(s.pg, svc);
-    const amqp = amqpUrlsFor(s, svc).join(",");
-    const serviceEntry = entry(svc, `services/${svc}/src/main.ts`);
-    const relayEntry = entry(`relay:${svc}`, "packages/outbox/src/relay-main.ts");
-    return [
-      {
-        name: svc,
-        kind: "service",
-        service: svc,
-        command: node,
-        args: run(serviceEntry),
-        entry: serviceEntry,
-        url: url(svc),
-        env: {
-          [`${P}_HOST`]: host,
-          [`${P}_PORT`]: String(s.layout.servicePorts[svc]),
-          [`${P}_DATABASE_URL`]: db,
-          [`${P}_AMQP_URLS`]: amqp,
-          REDIS_URL: redisUrl(s),
-          ADMIN_TOKEN: s.secrets.adminToken,
-          INVENTORY_URL: url("inventory"),
-          POINTS_URL: url("points"),
-          LOG_LEVEL: "info",
-          ...otel,
-          OTEL_SERVICE_NAME: svc,
-          ...extraEnv,
+  const urls = serviceInstanceUrls(s, replicas);
+  const instances = Array.from({ length: replicas }, (_, i) => i + 1);
+  return SERVICE_NAMES.flatMap((svc) =>
+    instances.flatMap((instance): AppDefinition[] => {
+      const P = svc.toUpperCase();
+      const db = serviceUrl(s.pg, svc);
+      const amqp = amqpUrlsFor(s, svc).join(",");
+      const serviceEntry = entry(svc, `services/${svc}/src/main.ts`);
+      const relay = `relay:${svc}`;
+      const relayEntry = entry(relay, "packages/outbox/src/relay-main.ts");
+      return [
+        {
+          name: instanceName(svc, instance),
+          app: svc,
+          instance,
+          kind: "service",
+          service: svc,
+          command: node,
+          args: run(serviceEntry),
+          entry: serviceEntry,
+          url: urls[svc][instance - 1] as string,
+          env: {
+            [`${P}_HOST`]: host,
+            [`${P}_PORT`]: String(instancePort(s.layout.servicePorts[svc], instance)),
+            [`${P}_DATABASE_URL`]: db,
+            [`${P}_AMQP_URLS`]: amqp,
+            REDIS_URL: redisUrl(s),
+            ADMIN_TOKEN: s.secrets.adminToken,
+            // Reconciliation asks each peer's instances in turn, so one instance down does not stop it.
+            INVENTORY_URL: urls.inventory.join(","),
+            POINTS_URL: urls.points.join(","),
+            LOG_LEVEL: "info",
+            ...otel,
+            OTEL_SERVICE_NAME: svc,
+            ...extraEnv,
+          },
         },
-      },
-      {
-        name: `relay:${svc}`,
-        kind: "relay",
-        service: svc,
-        command: node,
-        args: run(relayEntry),
-        entry: relayEntry,
-        env: {
-          OUTBOX_DATABASE_URL: db,
-          OUTBOX_AMQP_URLS: amqp,
-          // Events no reply answers are done once confirmed (the same list the service itself uses).
-          OUTBOX_DONE_ON_CONFIRM: doneOnConfirm(publishedBy(svc)).join(","),
-          // The order service's reconciliation re-sends what is missing, with knowledge of the saga.
-          OUTBOX_RECONCILE: "off",
-          OUTBOX_LOG_LEVEL: "info",
-          // Scraped by the stack's Prometheus (job relay); loopback only, the default host.
-          OUTBOX_METRICS_PORT: String(s.layout.relayMetricsPorts[svc]),
-          ...otel,
-          OTEL_SERVICE_NAME: `relay-${svc}`,
-          ...extraEnv,
+        {
+          name: instanceName(relay, instance),
+          app: relay,
+          instance,
+          kind: "relay",
+          service: svc,
+          command: node,
+          args: run(relayEntry),
+          entry: relayEntry,
+          env: {
+            OUTBOX_DATABASE_URL: db,
+            OUTBOX_AMQP_URLS: amqp,
+            // Events no reply answers are done once confirmed (the same list the service itself uses).
+            OUTBOX_DONE_ON_CONFIRM: doneOnConfirm(publishedBy(svc)).join(","),
+            // The order service's reconciliation re-sends what is missing, with knowledge of the saga.
+            OUTBOX_RECONCILE: "off",
+            OUTBOX_LOG_LEVEL: "info",
+            // Scraped by the stack's Prometheus (job relay); loopback only, the default host.
+            OUTBOX_METRICS_PORT: String(instancePort(s.layout.relayMetricsPorts[svc], instance)),
+            ...otel,
+            OTEL_SERVICE_NAME: `relay-${svc}`,
+            ...extraEnv,
+          },
         },
-      },
-    ];
-  });
+      ];
+    }),
+  );
 }

@@ -17,11 +17,17 @@ export interface SupervisorState {
   apps: Record<string, AppState>;
   /** What the apps run when not their own configuration (the fault lab's variants); absent: production. */
   variant?: AppVariant;
+  /** How many of each service and relay run (`up --replicas N`); absent in states written before: 1. */
+  replicas?: number;
 }
 
 export const appsDir = (layout: Layout) => path.join(layout.stackDir, "apps");
 export const stateFile = (layout: Layout) => path.join(appsDir(layout), "state.json");
 export const supervisorPidFile = (layout: Layout) => path.join(appsDir(layout), "supervisor.pid");
+/** The name of one instance: instance 1 keeps the app's own name, so faults aimed at "order" hit it. */
+export const instanceName = (app: string, instance: number): string =>
+  instance === 1 ? app : `${app}#${instance}`;
+
 /** Where an app's output goes: `order` in order.log, `relay:order` in relay-order.log. */
 export const appLogFile = (layout: Layout, app: string) =>
   path.join(appsDir(layout), `${app.replace(":", "-")}.log`);
@@ -70,5 +76,22 @@ export function readVariant(layout: Layout): AppVariant {
     return JSON.parse(fs.readFileSync(variantFile(layout), "utf8")) as AppVariant;
   } catch {
     return {};
+  }
+}
+
+// How many instances the next supervisor runs of each app: written with the variant, read once.
+const replicasFile = (layout: Layout) => path.join(appsDir(layout), "replicas.json");
+
+export function writeReplicas(layout: Layout, replicas: number): void {
+  fs.mkdirSync(appsDir(layout), { recursive: true });
+  fs.writeFileSync(replicasFile(layout), JSON.stringify(replicas));
+}
+
+export function readReplicas(layout: Layout): number {
+  try {
+    const n = JSON.parse(fs.readFileSync(replicasFile(layout), "utf8")) as unknown;
+    return typeof n === "number" && Number.isInteger(n) && n >= 1 ? n : 1;
+  } catch {
+    return 1;
   }
 }

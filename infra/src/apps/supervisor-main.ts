@@ -1,6 +1,6 @@
-// The stack's process supervisor, like compose's `restart: unless-stopped`: starts the services, then
-// each service's relay once that service is ready, and restarts any of them that dies (backoff 1 s
-// doubling to 10 s, reset after 30 s up). SIGTERM stops them all gracefully, then exits.
+// The stack's process supervisor, like compose's `restart: unless-stopped`: starts every instance of the
+// services, then each relay once its service instance is ready, and restarts any of them that dies
+// (backoff 1 s doubling to 10 s, reset after 30 s up). SIGTERM stops them all gracefully, then exits.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -12,6 +12,7 @@ import {
   type AppState,
   appLogFile,
   readHeld,
+  readReplicas,
   readVariant,
   type SupervisorState,
   supervisorPidFile,
@@ -21,10 +22,12 @@ import {
 const stack = openStack(readInfraEnv(), false);
 // Whoever started this supervisor wrote the variant it runs (control.ts startApps); {} is production.
 const variant = readVariant(stack.layout);
-const apps = appDefinitions(stack, variant);
+const replicas = readReplicas(stack.layout);
+const apps = appDefinitions(stack, variant, replicas);
 const state: SupervisorState = {
   supervisorPid: process.pid,
   ...(Object.keys(variant).length > 0 ? { variant } : {}),
+  replicas,
   apps: Object.fromEntries(
     apps.map((a): [string, AppState] => [
       a.name,
@@ -128,7 +131,9 @@ fs.writeFileSync(supervisorPidFile(stack.layout), `${process.pid}\n`);
 save();
 for (const app of apps.filter((a) => a.kind === "service")) start(app);
 for (const app of apps.filter((a) => a.kind === "relay")) {
-  const service = apps.find((a) => a.kind === "service" && a.service === app.service);
+  const service = apps.find(
+    (a) => a.kind === "service" && a.service === app.service && a.instance === app.instance,
+  );
   // The relay needs the outbox table, which the service's migrations create.
   void ready(service?.url ?? "", 120_000).then(() => start(app));
 }

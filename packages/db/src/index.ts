@@ -1,3 +1,4 @@
+export { type ExclusiveOutcome, pgExclusive, type RunExclusive } from "./exclusive.ts";
 export { applyMigrations, type MigrateResult, type MigrationFile, readMigrations } from "./migrate.ts";
 export { KEEP_IDLE_CONNECTIONS } from "./pool-options.ts";
 export type { RunTransaction } from "./run-transaction.ts";

@@ -1,6 +1,8 @@
 // Keeps the outbox table small: done rows past the retention move to outbox_archive in bounded batches
 // (one short statement each, with a pause between so the relay and writers are never starved), and the
-// archive is pruned after its own retention.
+// archive is pruned after its own retention. With several relays on one table, one archives at a time
+// (an advisory lock); the others skip their turn.
+import { pgExclusive } from "@orderflow/db";
 import { type Logger, silentLogger } from "@orderflow/logging";
 import type pg from "pg";
 import type { OutboxMetrics } from "./metrics.ts";
@@ -51,7 +53,7 @@ export function createArchiver(deps: {
     return { rows, batches };
   }
 
-  async function runOnce() {
+  async function archiveAndPrune() {
     const archived = await drain(() => archiveDoneBatch(deps.pool, cfg.retentionMs, cfg.batchSize));
     const pruned = await drain(() => pruneArchiveBatch(deps.pool, cfg.archiveRetentionMs, cfg.batchSize));
     deps.metrics?.archived.inc(archived.rows);
@@ -67,6 +69,15 @@ export function createArchiver(deps: {
         "archive.run",
       );
     return { archived: archived.rows, archiveBatches: archived.batches, pruned: pruned.rows };
+  }
+
+  const exclusive = pgExclusive(deps.pool);
+  /** One run, unless another relay on this table is archiving now (then `skipped`, and nothing moved). */
+  async function runOnce() {
+    const r = await exclusive("outbox.archive", archiveAndPrune);
+    return r.ran
+      ? { ...r.value, skipped: false }
+      : { archived: 0, archiveBatches: 0, pruned: 0, skipped: true };
   }
 
   let loop: ReturnType<typeof periodic> | undefined;

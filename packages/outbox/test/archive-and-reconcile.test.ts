@@ -1,6 +1,7 @@
 import { pgTransaction } from "@orderflow/db";
 import { silentLogger } from "@orderflow/logging";
 import { eventually } from "@orderflow/testkit/eventually.ts";
+import pg from "pg";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -104,6 +105,40 @@ describe("retention and reconciliation", () => {
       await relay.stop();
       await publisher.close();
       await counter.close();
+    }
+  });
+
+  it("two relays' archivers on one table: one archives while the other skips its turn, and every row is archived once", async () => {
+    await db.pool.query("TRUNCATE outbox, outbox_archive");
+    await db.pool.query(`
+      INSERT INTO outbox (message_id, event_type, aggregate_type, aggregate_id, payload, status, sent_at, done_at, created_at)
+      SELECT gen_random_uuid(), 'order.created', 'order', g::text, '{}'::jsonb, 2,
+             now() - interval '8 days', now() - interval '8 days', now() - interval '8 days'
+        FROM generate_series(1, 3000) g`);
+    // Each relay process has a pool of its own; small batches with pauses keep the first run going while
+    // the second starts.
+    const otherPool = new pg.Pool({ connectionString: db.url, max: 2 });
+    const config = { batchSize: 200, pauseBetweenBatchesMs: 30 };
+    try {
+      const first = createArchiver({ pool: db.pool, config }).runOnce();
+      await eventually("the first archiver moving rows", async () => {
+        const r = await db.pool.query("SELECT count(*)::int AS n FROM outbox_archive");
+        return r.rows[0].n > 0;
+      });
+      const second = await createArchiver({ pool: otherPool, config }).runOnce();
+      expect(second).toEqual({ archived: 0, archiveBatches: 0, pruned: 0, skipped: true });
+      expect(await first).toMatchObject({ archived: 3_000, skipped: false });
+      const archive = await db.pool.query(
+        "SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS distinct FROM outbox_archive",
+      );
+      expect(archive.rows[0]).toEqual({ n: 3_000, distinct: 3_000 });
+      // The turn after: the lock is free again, and there is nothing left to move.
+      expect(await createArchiver({ pool: otherPool, config }).runOnce()).toMatchObject({
+        archived: 0,
+        skipped: false,
+      });
+    } finally {
+      await otherPool.end();
     }
   });
 

@@ -4,7 +4,7 @@
 // consuming and drain, flush the fast path, close the broker, close the database.
 import type { EventType } from "@orderflow/contracts";
 import { doneOnConfirm } from "@orderflow/contracts";
-import type { SqlTx } from "@orderflow/db";
+import type { RunExclusive, SqlTx } from "@orderflow/db";
 import { createBaseApp } from "@orderflow/http";
 import { createLogger, type Logger } from "@orderflow/logging";
 import { startTracing } from "@orderflow/telemetry";
@@ -41,7 +41,13 @@ export interface ServiceDefinition<Db, Tx extends SqlTx> {
   /** Registers its routes; returns the jobs it started, if any, to stop on shutdown. */
   routes: (
     app: FastifyInstance,
-    deps: { db: Db; runtime: ServiceRuntime<Tx>; log: Logger },
+    deps: {
+      db: Db;
+      runtime: ServiceRuntime<Tx>;
+      log: Logger;
+      /** For the jobs it starts: one instance at a time across every instance of the service. */
+      exclusive: RunExclusive;
+    },
   ) => { stop(): void } | undefined;
   /** The parts the service is composed of; omitted in production (every protection on). */
   parts?: ServiceParts;
@@ -93,7 +99,7 @@ export async function runService<Db, Tx extends SqlTx>(def: ServiceDefinition<Db
     logger: log,
     adminToken: env.adminToken,
   });
-  const jobs = def.routes(app, { db, runtime, log });
+  const jobs = def.routes(app, { db, runtime, log, exclusive: httpSql.exclusive });
   await app.listen({ host: env.host, port: env.port });
   log.info({ url: `http://${env.host}:${env.port}` }, "service.listening");
 

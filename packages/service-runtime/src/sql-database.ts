@@ -6,6 +6,7 @@
 import {
   KEEP_IDLE_CONNECTIONS,
   pgAutocommit,
+  pgExclusive,
   pgTransaction,
   type RunTransaction,
   type SqlTx,
@@ -29,5 +30,7 @@ export function sqlDatabase(url: string, log: Logger, opts: { name: string; max:
   const transaction: RunTransaction<SqlTx> = (fn) => pgTransaction(pool, fn);
   // For the writes that are one statement (atomic without BEGIN/COMMIT).
   const autocommit = pgAutocommit(pool);
-  return { transaction, autocommit, close: () => pool.end() };
+  // One instance at a time for the service's periodic jobs (a session lock holds one connection per run).
+  const exclusive = pgExclusive(pool);
+  return { transaction, autocommit, exclusive, close: () => pool.end() };
 }

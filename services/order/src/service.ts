@@ -37,7 +37,7 @@ export function orderService(env: OrderEnv, parts?: OrderParts): ServiceDefiniti
     },
     database,
     reconciliationPeriodMs: env.reconcile.intervalMs + env.reconcile.staleAfterMs,
-    routes: (app, { db, runtime, log }) => {
+    routes: (app, { db, runtime, log, exclusive }) => {
       finalLatency.register(runtime.metrics);
       const reconciliation = startReconciliation({
         db,
@@ -46,6 +46,7 @@ export function orderService(env: OrderEnv, parts?: OrderParts): ServiceDefiniti
         log,
         metrics: runtime.metrics,
         schedule: scheduledReconciliation,
+        exclusive,
       });
       registerOrderRoutes(app, { db, runtime, reconciliation });
       return reconciliation;

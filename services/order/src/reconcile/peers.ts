@@ -22,17 +22,43 @@ export interface Peers {
   balances(): Promise<{ customerId: string; balance: number }[]>;
 }
 
-async function call<T>(url: string, init: RequestInit = {}): Promise<T | undefined> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(5_000) });
-  if (res.status === 404) return undefined;
-  if (!res.ok) throw new Error(`${init.method ?? "GET"} ${url}: HTTP ${res.status}`);
-  return (await res.json()) as T;
+class PeerAnswered extends Error {}
+
+/**
+ * One request to whichever instance of a peer answers: each base URL in turn, starting with the one that
+ * answered last, past any that cannot be reached or fail with 5xx (one instance may be down or
+ * restarting). A 404 is an answer (undefined); another 4xx is not the instance's fault and is thrown.
+ */
+function peerCaller(bases: readonly string[]) {
+  let first = 0;
+  return async function call<T>(path: string, init: RequestInit = {}): Promise<T | undefined> {
+    let lastError: Error = new Error("no base URL");
+    for (let k = 0; k < bases.length; k++) {
+      const i = (first + k) % bases.length;
+      const url = `${bases[i]}${path}`;
+      try {
+        const res = await fetch(url, { ...init, signal: AbortSignal.timeout(5_000) });
+        if (res.status >= 400 && res.status < 500 && res.status !== 404)
+          throw new PeerAnswered(`${init.method ?? "GET"} ${url}: HTTP ${res.status}`);
+        if (!res.ok && res.status !== 404)
+          throw new Error(`${init.method ?? "GET"} ${url}: HTTP ${res.status}`);
+        first = i;
+        return res.status === 404 ? undefined : ((await res.json()) as T);
+      } catch (e) {
+        if (e instanceof PeerAnswered) throw e;
+        lastError = e as Error;
+      }
+    }
+    throw lastError;
+  };
 }
 
-export function httpPeers(inventoryUrl: string, pointsUrl: string): Peers {
+export function httpPeers(inventoryUrls: readonly string[], pointsUrls: readonly string[]): Peers {
+  const inventory = peerCaller(inventoryUrls);
+  const points = peerCaller(pointsUrls);
   const held = {
-    inventory: `${inventoryUrl}/reservations?status=RESERVED`,
-    points: `${pointsUrl}/grants?status=GRANTED`,
+    inventory: (q: string) => inventory<EffectsPage>(`/reservations?status=RESERVED${q}`),
+    points: (q: string) => points<EffectsPage>(`/grants?status=GRANTED${q}`),
   };
   return {
     heldEffects: async (source, q) => {
@@ -41,22 +67,24 @@ export function httpPeers(inventoryUrl: string, pointsUrl: string): Peers {
         : "";
       // The peers serve at most 1,000 a page; RECONCILE_BATCH_SIZE has no upper bound of its own.
       const limit = Math.min(q.limit, 1_000);
-      const url = `${held[source]}&before=${encodeURIComponent(q.before)}&limit=${limit}${after}`;
-      return (await call<EffectsPage>(url)) ?? { items: [], next: null };
+      return (
+        (await held[source](`&before=${encodeURIComponent(q.before)}&limit=${limit}${after}`)) ?? {
+          items: [],
+          next: null,
+        }
+      );
     },
     // Ids may come from an orphaned effect, that is from outside: always encoded.
-    reservation: (id) => call(`${inventoryUrl}/reservations/${encodeURIComponent(id)}`),
-    grant: (id) => call(`${pointsUrl}/grants/${encodeURIComponent(id)}`),
+    reservation: (id) => inventory(`/reservations/${encodeURIComponent(id)}`),
+    grant: (id) => points(`/grants/${encodeURIComponent(id)}`),
     replayInventoryReply: async (id) =>
-      void (await call(`${inventoryUrl}/reservations/${encodeURIComponent(id)}/replay-reply`, {
-        method: "POST",
-      })),
+      void (await inventory(`/reservations/${encodeURIComponent(id)}/replay-reply`, { method: "POST" })),
     replayPointsReply: async (id) =>
-      void (await call(`${pointsUrl}/grants/${encodeURIComponent(id)}/replay-reply`, { method: "POST" })),
+      void (await points(`/grants/${encodeURIComponent(id)}/replay-reply`, { method: "POST" })),
     stock: async () =>
-      (await call<{ items: { sku: string; available: number; reserved: number }[] }>(`${inventoryUrl}/stock`))
-        ?.items ?? [],
+      (await inventory<{ items: { sku: string; available: number; reserved: number }[] }>("/stock"))?.items ??
+      [],
     balances: async () =>
-      (await call<{ items: { customerId: string; balance: number }[] }>(`${pointsUrl}/points`))?.items ?? [],
+      (await points<{ items: { customerId: string; balance: number }[] }>("/points"))?.items ?? [],
   };
 }

@@ -1,4 +1,5 @@
 // Runs reconciliation and the invariant check on a schedule, with metrics; exposes both for on-demand use.
+import type { RunExclusive } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import type { ServiceRuntime } from "@orderflow/service-runtime";
 import { Counter, Gauge, type Registry } from "prom-client";
@@ -8,6 +9,8 @@ import { checkInvariants, checkInvariantsOnceSettled, type InvariantReport } fro
 import { httpPeers, type Peers } from "./peers.ts";
 import { repairStaleOrders } from "./repair-stale-orders.ts";
 import { type OrphanReport, reverseOrphans } from "./reverse-orphans.ts";
+
+const JOB = "order.reconciliation";
 
 type PassResult = Awaited<ReturnType<typeof repairStaleOrders>> & { orphans?: OrphanReport };
 
@@ -24,13 +27,20 @@ export interface Reconciliation {
 export function startReconciliation(deps: {
   db: Db;
   runtime: Pick<ServiceRuntime<Tx>, "relay" | "inTransaction">;
-  env: Pick<OrderEnv, "reconcile" | "inventoryUrl" | "pointsUrl">;
+  env: Pick<OrderEnv, "reconcile" | "inventoryUrls" | "pointsUrls">;
   log: Logger;
   metrics: Registry;
   peers?: Peers;
   schedule?: boolean;
+  /**
+   * One pass at a time across the service's instances (run-service's advisory lock): two passes at once
+   * would repair the same order twice and count its repairs twice. Absent: this process alone.
+   */
+  exclusive?: RunExclusive;
 }): Reconciliation {
-  const peers = deps.peers ?? httpPeers(deps.env.inventoryUrl, deps.env.pointsUrl);
+  const exclusive: RunExclusive =
+    deps.exclusive ?? (async (_job, fn) => ({ ran: true as const, value: await fn() }));
+  const peers = deps.peers ?? httpPeers(deps.env.inventoryUrls, deps.env.pointsUrls);
   const repairs = new Counter({
     name: "order_reconciliation_repairs_total",
     help: "Orders repaired by reconciliation, by kind of repair",
@@ -65,7 +75,7 @@ export function startReconciliation(deps: {
       },
       { ...deps.env.reconcile, ...(staleAfterMs !== undefined ? { staleAfterMs } : {}), orderId },
     );
-  const runOnce = async (staleAfterMs?: number, orderId?: string): Promise<PassResult> => {
+  const pass = async (staleAfterMs?: number, orderId?: string): Promise<PassResult> => {
     const result = await repairStale(staleAfterMs, orderId);
     if (orderId !== undefined) return result;
     const c = deps.env.reconcile;
@@ -82,6 +92,17 @@ export function startReconciliation(deps: {
     );
     return { ...result, orphans: orphanReport };
   };
+  // Asked for (an operator, the lab): waits for another instance's pass to end rather than skip.
+  const runOnce = async (staleAfterMs?: number, orderId?: string): Promise<PassResult> => {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const r = await exclusive(JOB, () => pass(staleAfterMs, orderId));
+      if (r.ran) return r.value;
+      if (Date.now() > deadline)
+        throw new Error("another instance's reconciliation pass did not end in 120 s");
+      await new Promise((res) => setTimeout(res, 250));
+    }
+  };
   const record = (report: InvariantReport) => {
     if (report.settled) violations.set(report.violations.length);
     if (!report.ok) deps.log[report.settled ? "error" : "info"]({ ...report }, "invariants.violated");
@@ -93,10 +114,12 @@ export function startReconciliation(deps: {
     deps.schedule === false
       ? undefined
       : setInterval(() => {
-          runOnce()
-            .then(() => checkInvariantsOnceSettled(deps.db, peers, deps.env.reconcile.staleAfterMs))
-            .then((report) => report && record(report))
-            .catch((e: unknown) => deps.log.error({ error: (e as Error).message }, "reconcile.run_failed"));
+          // On schedule, an instance that finds a pass running skips its turn: that pass does the work.
+          exclusive(JOB, async () => {
+            await pass();
+            const report = await checkInvariantsOnceSettled(deps.db, peers, deps.env.reconcile.staleAfterMs);
+            if (report) record(report);
+          }).catch((e: unknown) => deps.log.error({ error: (e as Error).message }, "reconcile.run_failed"));
         }, deps.env.reconcile.intervalMs);
   timer?.unref();
   return { runOnce, invariants, stop: () => timer && clearInterval(timer) };
