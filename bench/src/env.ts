@@ -9,17 +9,25 @@ export interface BenchEnv {
   only: string[];
   /** The memory section's orders/s when the saga section does not run before it (else its sustained rate). */
   memoryRate: number | undefined;
+  /** `--replicas=N`: the saga section's defaults also run with N of each service and relay. */
+  replicas: number | undefined;
   outDir: string;
 }
 
 /** The command line's choices (`--quick`, `--only=...`) with BENCH_QUICK and BENCH_OUT_DIR. */
 export function readBenchEnv(
-  args: { quick: boolean; only: string[]; memoryRate?: number | undefined },
+  args: { quick: boolean; only: string[]; memoryRate?: number | undefined; replicas?: number | undefined },
   env: RawEnv = process.env,
 ): BenchEnv {
   const e = readEnv(
     { quick: bool("BENCH_QUICK").default(false), outDir: str("BENCH_OUT_DIR").default("reports/bench") },
     env,
   );
-  return { quick: args.quick || e.quick, only: args.only, memoryRate: args.memoryRate, outDir: e.outDir };
+  return {
+    quick: args.quick || e.quick,
+    only: args.only,
+    memoryRate: args.memoryRate,
+    replicas: args.replicas,
+    outDir: e.outDir,
+  };
 }

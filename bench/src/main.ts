@@ -3,7 +3,7 @@
 // databases and queues, and exits 1 if the stack is not up or a section failed.
 import os from "node:os";
 import { parseCli } from "@orderflow/config";
-import { openStack, readInfraEnv } from "@orderflow/infra";
+import { MAX_REPLICAS, openStack, readInfraEnv } from "@orderflow/infra";
 import { batchingSection } from "./batching-bench.ts";
 import { ceilingsSection } from "./ceilings.ts";
 import { claimSection } from "./claim-bench.ts";
@@ -30,14 +30,21 @@ const SECTIONS: Section[] = [
   batchingSection,
 ];
 
-const USAGE = `usage: pnpm bench [--quick] [--only=SECTION[,SECTION...]] [--memory-rate=N]
+const USAGE = `usage: pnpm bench [--quick] [--only=SECTION[,SECTION...]] [--memory-rate=N] [--replicas=N]
   --quick         fewer rows, shorter runs, fewer repeats (or BENCH_QUICK=1)
   --only          run only these sections: ${SECTIONS.map((s) => s.name).join(", ")}
   --memory-rate   orders/s of the memory section when the saga section does not run before it
                   (else the saga's sustained rate; default 100)
+  --replicas      the saga section also runs its defaults with N (2..${MAX_REPLICAS}) of each service and
+                  relay, the load spread over the order instances, beside the run with one
   writes BENCH_OUT_DIR (default reports/bench)/bench.json and bench.md; needs \`pnpm stack up\``;
 
-function readArgs(argv: string[]): { quick: boolean; only: string[]; memoryRate: number | undefined } {
+function readArgs(argv: string[]): {
+  quick: boolean;
+  only: string[];
+  memoryRate: number | undefined;
+  replicas: number | undefined;
+} {
   const { values, fail } = parseCli(
     {
       usage: USAGE,
@@ -45,6 +52,7 @@ function readArgs(argv: string[]): { quick: boolean; only: string[]; memoryRate:
         quick: { type: "boolean" },
         only: { type: "string", multiple: true },
         "memory-rate": { type: "string" },
+        replicas: { type: "string" },
       },
     },
     argv,
@@ -56,7 +64,10 @@ function readArgs(argv: string[]): { quick: boolean; only: string[]; memoryRate:
   const memoryRate = raw === undefined ? undefined : Number(raw);
   if (memoryRate !== undefined && !(Number.isFinite(memoryRate) && memoryRate > 0 && memoryRate <= 1_000))
     fail(`--memory-rate must be a number of orders/s in (0, 1000], got "${raw}"`);
-  return { quick: values.quick ?? false, only, memoryRate };
+  const replicas = values.replicas === undefined ? undefined : Number(values.replicas);
+  if (replicas !== undefined && !(Number.isInteger(replicas) && replicas >= 2 && replicas <= MAX_REPLICAS))
+    fail(`--replicas must be a whole number from 2 to ${MAX_REPLICAS}, got "${values.replicas}"`);
+  return { quick: values.quick ?? false, only, memoryRate, replicas };
 }
 
 /** `{ [name]: summary }` when that section ran and has one: bench.json's top-level objects. */
@@ -92,7 +103,17 @@ async function mainBench(): Promise<number> {
     const t = performance.now();
     log(`== ${s.name}`);
     try {
-      earlier.set(s.name, await s.run({ stack, quick: env.quick, log, earlier, memoryRate: env.memoryRate }));
+      earlier.set(
+        s.name,
+        await s.run({
+          stack,
+          quick: env.quick,
+          log,
+          earlier,
+          memoryRate: env.memoryRate,
+          replicas: env.replicas,
+        }),
+      );
       log(`   ${s.name} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     } catch (e) {
       failures[s.name] = (e as Error).stack ?? String(e);
@@ -101,7 +122,7 @@ async function mainBench(): Promise<number> {
   }
   const report: Report = {
     machine: describeMachine(loadAtStart),
-    command: `pnpm bench${env.quick ? " --quick" : ""}${env.only.length ? ` --only=${env.only.join(",")}` : ""}${env.memoryRate ? ` --memory-rate=${env.memoryRate}` : ""}`,
+    command: `pnpm bench${env.quick ? " --quick" : ""}${env.only.length ? ` --only=${env.only.join(",")}` : ""}${env.memoryRate ? ` --memory-rate=${env.memoryRate}` : ""}${env.replicas ? ` --replicas=${env.replicas}` : ""}`,
     quick: env.quick,
     durationSeconds: (performance.now() - started) / 1000,
     ...summary(earlier, "saga"),

@@ -33,7 +33,26 @@ export function orderBodies(run: string, count = 256): Buffer[] {
   );
 }
 
-export function createOrderClient(orderUrl: string, maxSockets = MAX_SOCKETS): OrderClient {
+/**
+ * A client of the order service at `orderUrl`, or of each of its instances in turn (a list: the replicas
+ * of `pnpm stack up --replicas N`), with the socket cap shared among them.
+ */
+export function createOrderClient(
+  orderUrl: string | readonly string[],
+  maxSockets = MAX_SOCKETS,
+): OrderClient {
+  const urls = typeof orderUrl === "string" ? [orderUrl] : orderUrl;
+  const clients = urls.map((u) => instanceClient(u, Math.max(1, Math.ceil(maxSockets / urls.length))));
+  let next = 0;
+  return {
+    post: (key, body) => (clients[next++ % clients.length] as OrderClient).post(key, body),
+    close: () => {
+      for (const c of clients) c.close();
+    },
+  };
+}
+
+function instanceClient(orderUrl: string, maxSockets: number): OrderClient {
   const { hostname, port } = new URL(orderUrl);
   const agent = new http.Agent({
     keepAlive: true,

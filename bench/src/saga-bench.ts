@@ -5,13 +5,28 @@
 // rate, with order written -> final p50/p99, the hop breakdown and the CPU every process tree spent per
 // order. The apps run the variant they ran before the section again afterwards, whatever happened.
 import os from "node:os";
-import { type AppVariant, adminUrl, appsVariantInUse, restartAppsWith, type Stack } from "@orderflow/infra";
+import {
+  type AppVariant,
+  adminUrl,
+  appsVariantInUse,
+  replicasInUse,
+  restartAppsWith,
+  type Stack,
+  serviceUrlsInUse,
+} from "@orderflow/infra";
 import pg from "pg";
 import { cpuDelta, cpuSeconds, switchSnapshot, threadCountsBetween, threadSnapshot } from "./cpu.ts";
 import { climb, LADDER, QUICK_LADDER } from "./ladder.ts";
 import { createOrderClient, type OrderClient } from "./order-client.ts";
 import { hopBreakdown } from "./saga-hops.ts";
-import { type ConfigResult, type HalfRun, LOAD_GENERATOR, sagaRows, sagaSummary } from "./saga-report.ts";
+import {
+  type ConfigResult,
+  type HalfRun,
+  LOAD_GENERATOR,
+  replicaRows,
+  sagaRows,
+  sagaSummary,
+} from "./saga-report.ts";
 import {
   GRACE_MS,
   pooledStep,
@@ -33,14 +48,25 @@ import { SELF_ONLY, stackProcesses } from "./stack-processes.ts";
 import { type StepCpu, withStepCpu } from "./step-cpu.ts";
 import { seedStock } from "./stock.ts";
 
-const CONFIGS: { key: ConfigResult["key"]; label: string; variant: AppVariant }[] = [
+type Config = { key: ConfigResult["key"]; label: string; variant: AppVariant; replicas: number };
+
+const CONFIGS: Config[] = [
   {
     key: "baseline",
     label: "one message per transaction",
     variant: { env: { CONSUMER_BATCH_SIZE: "1", CONSUMER_CONCURRENCY: "4" } },
+    replicas: 1,
   },
-  { key: "defaults", label: "defaults", variant: {} },
+  { key: "defaults", label: "defaults", variant: {}, replicas: 1 },
 ];
+
+/** `pnpm bench --replicas=N`: the defaults once more, with N of each service and relay. */
+const replicasConfig = (n: number): Config => ({
+  key: "replicas",
+  label: `defaults, ${n} of each service and relay`,
+  variant: {},
+  replicas: n,
+});
 
 const WARM_ROUNDS = 3;
 
@@ -191,12 +217,13 @@ async function warmUp(ctx: SectionContext, client: OrderClient, orderDb: pg.Pool
 
 async function runConfig(
   ctx: SectionContext,
-  c: (typeof CONFIGS)[number],
+  c: Config,
   plan: Plan,
   orderDb: pg.Pool,
 ): Promise<ConfigResult> {
-  ctx.log(`  ${c.label}: apps running ${JSON.stringify(c.variant)}`);
-  const client = createOrderClient(`http://127.0.0.1:${ctx.stack.layout.servicePorts.order}`);
+  ctx.log(`  ${c.label}: apps running ${JSON.stringify(c.variant)}, ${c.replicas} of each`);
+  // Spread over the order instances, as a load balancer in front of them would.
+  const client = createOrderClient(serviceUrlsInUse(ctx.stack).order);
   try {
     await warmUp(ctx, client, orderDb);
     const { underTest } = await stackProcesses(ctx.stack);
@@ -241,18 +268,24 @@ async function runConfig(
  * Runs every configuration, then the variant the apps ran before, whatever happened (a failure to
  * restore is thrown only when the configurations themselves succeeded).
  */
-async function runConfigs(ctx: SectionContext, plan: Plan, orderDb: pg.Pool): Promise<ConfigResult[]> {
+async function runConfigs(
+  ctx: SectionContext,
+  configs: readonly Config[],
+  plan: Plan,
+  orderDb: pg.Pool,
+): Promise<ConfigResult[]> {
   const previous = appsVariantInUse(ctx.stack);
+  const previousReplicas = replicasInUse(ctx.stack);
   const results: ConfigResult[] = [];
   let restoreError: unknown;
   try {
-    for (const c of CONFIGS) {
-      if (await restartAppsWith(ctx.stack, c.variant))
-        ctx.log(`  apps restarted with ${JSON.stringify(c.variant)}`);
+    for (const c of configs) {
+      if (await restartAppsWith(ctx.stack, c.variant, c.replicas))
+        ctx.log(`  apps restarted with ${JSON.stringify(c.variant)}, ${c.replicas} of each`);
       results.push(await runConfig(ctx, c, plan, orderDb));
     }
   } finally {
-    await restartAppsWith(ctx.stack, previous).then(
+    await restartAppsWith(ctx.stack, previous, previousReplicas).then(
       (restarted) => {
         if (restarted) ctx.log(`  apps restarted with the variant of before, ${JSON.stringify(previous)}`);
       },
@@ -279,7 +312,12 @@ export const sagaSection: Section = {
     await seedStock(`http://127.0.0.1:${ctx.stack.layout.servicePorts.inventory}`);
     const orderDb = new pg.Pool({ connectionString: adminUrl(ctx.stack.pg, "orderflow_order"), max: 2 });
     try {
-      const [baseline, defaults] = (await runConfigs(ctx, plan, orderDb)) as [ConfigResult, ConfigResult];
+      const configs = ctx.replicas ? [...CONFIGS, replicasConfig(ctx.replicas)] : CONFIGS;
+      const [baseline, defaults, replicas] = (await runConfigs(ctx, configs, plan, orderDb)) as [
+        ConfigResult,
+        ConfigResult,
+        ConfigResult | undefined,
+      ];
       const ceilings = ctx.earlier.get("ceilings")?.data as
         | { brokerMedian?: number; pgMedian?: number }
         | undefined;
@@ -296,11 +334,12 @@ export const sagaSection: Section = {
         rows.push(...prismaShare(ctx, baseline.half.stackCpuMsPerOrder, services));
       }
       rows.push(repliesRow(defaults));
+      if (replicas) rows.push(...replicaRows(defaults, replicas));
       return {
         title: "The full saga through the running services: defaults against one message per transaction",
         rows,
-        data: { plan, configs: { baseline, defaults } },
-        summary: sagaSummary(baseline, defaults),
+        data: { plan, configs: { baseline, defaults, ...(replicas ? { replicas } : {}) } },
+        summary: sagaSummary(baseline, defaults, replicas),
       };
     } finally {
       await orderDb.end().catch(() => {});

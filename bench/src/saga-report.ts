@@ -59,9 +59,11 @@ export interface HalfRun {
 }
 
 export interface ConfigResult {
-  key: "baseline" | "defaults";
+  key: "baseline" | "defaults" | "replicas";
   label: string;
   variant: AppVariant;
+  /** Instances of each service and relay it ran with (`pnpm bench --replicas=N` adds a run with N). */
+  replicas: number;
   /** The ladder tried (up to its first step that fell behind). */
   rates: readonly number[];
   stepSeconds: number;
@@ -108,7 +110,7 @@ const halfOf = (c: ConfigResult) => ({
  * bench.json's top-level `saga`: the four headline figures first (sustained rate, CPU per order, p99,
  * ratio; NaN, i.e. null, when not measured).
  */
-export function sagaSummary(baseline: ConfigResult, defaults: ConfigResult) {
+export function sagaSummary(baseline: ConfigResult, defaults: ConfigResult, replicas?: ConfigResult) {
   const { cpuMsPerOrder, finalLatencyP99Ms, ...d } = halfOf(defaults);
   return {
     sustainedOrdersPerSecond: defaults.sustained,
@@ -118,7 +120,41 @@ export function sagaSummary(baseline: ConfigResult, defaults: ConfigResult) {
     sustainedRatio: ratio(defaults.sustained, baseline.sustained),
     ...d,
     baseline: { variant: baseline.variant, ...halfOf(baseline) },
+    // With --replicas=N: the defaults again with N of each service and relay, and N against 1.
+    ...(replicas
+      ? {
+          replicas: {
+            count: replicas.replicas,
+            sustainedOrdersPerSecond: replicas.sustained,
+            sustainedOverOne: ratio(replicas.sustained, defaults.sustained),
+            ...halfOf(replicas),
+          },
+        }
+      : {}),
   };
+}
+
+/** The rows of `pnpm bench --replicas=N`: the defaults with N instances of everything against one. */
+export function replicaRows(defaults: ConfigResult, replicas: ConfigResult): TableRow[] {
+  const n = replicas.replicas;
+  const cpu = (c: ConfigResult) => c.half?.stackCpuMsPerOrder ?? Number.NaN;
+  const p = (c: ConfigResult, q: "p50" | "p99") => c.half?.step.finalMs[q] ?? Number.NaN;
+  return [
+    {
+      measure: `saga sustained orders/s, defaults with ${n} of each service and relay / with one (same ladder)`,
+      result: `${fmt(replicas.sustained)} / ${fmt(defaults.sustained)} orders/s`,
+      spread: `${n} of each ${ladderText(replicas.steps)}`,
+      kind: "measured",
+      note: `${times(ratio(replicas.sustained, defaults.sustained))}; the load spread over the order instances${replicas.keptUpAtEveryStep ? `; ${n} of each kept up at every step: a lower bound` : ""}`,
+    },
+    {
+      measure: `stack CPU per order at half the sustained rate, ${n} of each / one`,
+      result: `${fmt(cpu(replicas), 1)} / ${fmt(cpu(defaults), 1)} ms`,
+      spread: `written -> final p50 ${fmt(p(replicas, "p50"))} / ${fmt(p(defaults, "p50"))} ms, p99 ${fmt(p(replicas, "p99"))} / ${fmt(p(defaults, "p99"))} ms`,
+      kind: "measured",
+      note: `${times(ratio(cpu(replicas), cpu(defaults)))} the CPU; every instance's process counted`,
+    },
+  ];
 }
 
 type Pair = [defaults: number, baseline: number];

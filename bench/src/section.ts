@@ -29,6 +29,8 @@ export interface SectionContext {
   earlier: Map<string, SectionResult>;
   /** `--memory-rate`: the memory section's rate when the saga section did not run before it. */
   memoryRate: number | undefined;
+  /** `--replicas=N`: the saga section also runs its defaults with N of each service and relay. */
+  replicas?: number | undefined;
 }
 
 export interface Section {

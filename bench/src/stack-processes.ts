@@ -22,7 +22,8 @@ const pids = (...p: (number | null | undefined)[]): number[] =>
 
 export async function stackProcesses(stack: Stack): Promise<StackProcesses> {
   const st = await stackStatus(stack);
-  const app = (name: string) => st.services.find((s) => s.name === name)?.pid;
+  // Every instance of an app (`pnpm stack up --replicas N` runs several) counts toward its group.
+  const app = (name: string) => st.services.filter((s) => s.app === name).map((s) => s.pid);
   const apps = Object.fromEntries(st.services.flatMap((s) => (s.pid ? [[s.name, s.pid]] : [])));
   const firstApp = Object.values(apps)[0];
   const supervisor = firstApp ? parentPid(firstApp) : 0;
@@ -31,12 +32,12 @@ export async function stackProcesses(stack: Stack): Promise<StackProcesses> {
       postgres: pids(st.postgres.pid),
       rabbitmq: pids(...st.rabbitmq.nodes.map((n) => n.pid), st.rabbitmq.epmd.pid),
       redis: pids(st.redis.pid),
-      "order service": pids(app("order")),
-      "inventory service": pids(app("inventory")),
-      "points service": pids(app("points")),
-      "order relay": pids(app("relay:order")),
-      "inventory relay": pids(app("relay:inventory")),
-      "points relay": pids(app("relay:points")),
+      "order service": pids(...app("order")),
+      "inventory service": pids(...app("inventory")),
+      "points service": pids(...app("points")),
+      "order relay": pids(...app("relay:order")),
+      "inventory relay": pids(...app("relay:inventory")),
+      "points relay": pids(...app("relay:points")),
     },
     beside: {
       prometheus: pids(st.prometheus.pid),

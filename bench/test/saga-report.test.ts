@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { type ConfigResult, LOAD_GENERATOR, sagaRows, sagaSummary } from "../src/saga-report.ts";
+import { type ConfigResult, LOAD_GENERATOR, replicaRows, sagaRows, sagaSummary } from "../src/saga-report.ts";
 import type { StepResult } from "../src/saga-step.ts";
 import { latency } from "../src/stats.ts";
 import { stepCpu } from "../src/step-cpu.ts";
@@ -32,7 +32,8 @@ function config(
   return {
     key,
     label: key === "defaults" ? "defaults" : "one message per transaction",
-    variant: key === "defaults" ? {} : { env: { CONSUMER_BATCH_SIZE: "1" } },
+    variant: key === "baseline" ? { env: { CONSUMER_BATCH_SIZE: "1" } } : {},
+    replicas: key === "replicas" ? 2 : 1,
     rates: [10, 20, 40],
     stepSeconds: 4,
     steps,
@@ -91,6 +92,21 @@ describe("the saga's figures", () => {
         stackSwitchesPerOrder: 30,
       },
     ]);
+  });
+
+  test("with --replicas, bench.json gives the run with N of each beside the run with one, and their ratio", () => {
+    const two = config("replicas", 300, { postgres: 7, rabbitmq: 8, "order service": 6 });
+    expect(sagaSummary(baseline, defaults).replicas).toBeUndefined();
+    expect(sagaSummary(baseline, defaults, two).replicas).toMatchObject({
+      count: 2,
+      sustainedOrdersPerSecond: 300,
+      sustainedOverOne: 1.5,
+      cpuMsPerOrder: 21,
+    });
+    const [sustained, cpu] = replicaRows(defaults, two);
+    expect(sustained?.result).toBe("300 / 200 orders/s");
+    expect(sustained?.note).toMatch(/^1\.5x/);
+    expect(cpu?.result).toBe("21.0 / 18.0 ms");
   });
 
   test("the half-rate figures pool the runs; bench.json and the table give each run's own beside them", () => {

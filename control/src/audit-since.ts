@@ -22,6 +22,7 @@ import {
   SERVICE_NAMES,
   type ServiceName,
   type Stack,
+  serviceUrlsInUse,
 } from "@orderflow/infra";
 import { type AuditResult, auditWith } from "@orderflow/lab/audit/audit.ts";
 import { countViolations } from "@orderflow/lab/audit/check.ts";
@@ -62,7 +63,8 @@ export type ReadDatabase = <T>(svc: ServiceName, fn: (c: pg.Client) => Promise<T
 /** Where the audit reads: each service's database, its /metrics, the queues. */
 export interface AuditSources {
   read: ReadDatabase;
-  serviceUrls: Record<ServiceName, string>;
+  /** Every instance of every service, read when an audit runs (their counters add up). */
+  serviceUrls: () => Promise<string[]>;
   listQueues: () => Promise<{ name: string; messages: number }[]>;
 }
 
@@ -86,7 +88,7 @@ export function localAuditSources(s: Stack): AuditSources {
     Object.fromEntries(SERVICE_NAMES.map((svc) => [svc, f(svc)])) as Record<ServiceName, string>;
   return {
     read: readFrom(each((svc) => adminUrl(s.pg, databaseName(svc)))),
-    serviceUrls: each((svc) => `http://127.0.0.1:${s.layout.servicePorts[svc]}`),
+    serviceUrls: async () => SERVICE_NAMES.flatMap((svc) => serviceUrlsInUse(s)[svc]),
     listQueues: () => listQueues(s.rabbit),
   };
 }
@@ -277,7 +279,7 @@ async function auditOnce(s: AuditSources, q: AuditQuery): Promise<AuditSinceResu
   const ledger = await readLedger(s, q);
   const r = await auditWith({ snapshot: scopedSnapshot(s, q), listQueues: s.listQueues }, ledger, {
     settleTimeoutMs: q.settleS * 1_000,
-    serviceUrls: SERVICE_NAMES.map((svc) => s.serviceUrls[svc]),
+    serviceUrls: await s.serviceUrls(),
   });
   // Without a prefix the balances were not read (customers span windows): no points check to report.
   const v = q.prefix === undefined ? { ...r.violations, points: [] } : r.violations;

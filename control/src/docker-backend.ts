@@ -1,7 +1,8 @@
 // The docker backend's parts, for the control service in compose (CONTROL_BACKEND=docker): the fault
 // controller on the project's containers, and the sources the flow reads there (container states, the
 // management API's queues, the services' /metrics on the compose network) in the local flow's shapes.
-import type { ServiceName } from "@orderflow/infra";
+import dns from "node:dns/promises";
+import { SERVICE_NAMES, type ServiceName } from "@orderflow/infra";
 import type { FaultController } from "@orderflow/lab";
 import { createDockerFaultController, type DockerFaultAction } from "@orderflow/lab/faults/docker-actions.ts";
 import { createDockerEngine, type DockerEngine } from "@orderflow/lab/faults/docker-engine.ts";
@@ -30,8 +31,8 @@ export interface DockerBackendParts {
   /** Nodes, services, relays, Redis and PostgreSQL up or down, named as the local flow names them. */
   status: () => Promise<ComposeStatus>;
   listQueues: () => Promise<QueueDepth[]>;
-  /** Where each service's /metrics answers: docker-compose.yml's service names and ports. */
-  serviceUrls: { order: string; inventory: string; points: string };
+  /** Where each service's /metrics answers: every container of docker-compose.yml's services. */
+  serviceUrls: () => Promise<Record<ServiceName, string[]>>;
   /** Ready while any container of the project runs: showing a stopped part is what this service is for. */
   stackReady: () => Promise<boolean>;
 }
@@ -49,11 +50,7 @@ export function createDockerBackendParts(o: DockerBackendOptions): DockerBackend
     }),
     status: () => composeStatus(engine, o.project),
     listQueues: createQueueLister(o.managementUrls),
-    serviceUrls: {
-      order: "http://order:3001",
-      inventory: "http://inventory:3002",
-      points: "http://points:3003",
-    },
+    serviceUrls: () => composeServiceUrls(),
     stackReady: async () => (await engine.listContainers(o.project)).some((c) => c.state === "running"),
   };
 }
@@ -88,7 +85,7 @@ export function createDockerBackend(o: DockerControlOptions): ControlBackend & {
   );
   const auditSources: AuditSources = {
     read: readFrom(o.databaseUrls),
-    serviceUrls: parts.serviceUrls,
+    serviceUrls: async () => Object.values(await parts.serviceUrls()).flat(),
     listQueues: parts.listQueues,
   };
   return {
@@ -103,4 +100,20 @@ export function createDockerBackend(o: DockerControlOptions): ControlBackend & {
       await parts.faults.close();
     },
   };
+}
+
+const COMPOSE_PORTS: Record<ServiceName, number> = { order: 3001, inventory: 3002, points: 3003 };
+
+/**
+ * Every container of each service (`--scale order=2` runs two): compose's DNS answers a service's name
+ * with each container's address. A name that does not resolve (the service stopped) keeps the name.
+ */
+async function composeServiceUrls(): Promise<Record<ServiceName, string[]>> {
+  const urls = async (svc: ServiceName) => {
+    const found = await dns.lookup(svc, { all: true, family: 4 }).catch(() => []);
+    const hosts = found.length > 0 ? found.map((a) => a.address).sort() : [svc];
+    return hosts.map((h) => `http://${h}:${COMPOSE_PORTS[svc]}`);
+  };
+  const [order, inventory, points] = await Promise.all(SERVICE_NAMES.map(urls));
+  return { order: order ?? [], inventory: inventory ?? [], points: points ?? [] };
 }

@@ -10,6 +10,7 @@ import {
   SERVICE_NAMES,
   type ServiceName,
   type Stack,
+  serviceUrlsInUse,
 } from "@orderflow/infra";
 import type { Fault } from "@orderflow/lab";
 import { bucketDelta, buckets, parseMetrics, quantile, type Sample, sumOf } from "./flow-metrics.ts";
@@ -52,7 +53,8 @@ export type PartsStatus = Pick<Flow, "nodes" | "services" | "redis" | "postgres"
 /** Where the flow reads; each backend gives its own (the local stack's below, compose's in docker-backend.ts). */
 export interface FlowSources {
   /** Base URL of each service, whose /metrics is scraped. */
-  serviceUrls: Record<ServiceName, string>;
+  /** Each service's instances (one, or the replicas of `pnpm stack up --replicas N`), read at each tick. */
+  serviceUrls: () => Promise<Record<ServiceName, string[]>>;
   listQueues: () => Promise<{ name: string; messages: number; consumers: number }[]>;
   status: () => Promise<PartsStatus>;
 }
@@ -60,9 +62,7 @@ export interface FlowSources {
 /** The local stack's sources: its loopback ports, its management API, its PIDs and apps' health. */
 export function localFlowSources(s: Stack): FlowSources {
   return {
-    serviceUrls: Object.fromEntries(
-      SERVICE_NAMES.map((svc) => [svc, `http://127.0.0.1:${s.layout.servicePorts[svc]}`]),
-    ) as Record<ServiceName, string>,
+    serviceUrls: async () => serviceUrlsInUse(s),
     listQueues: () => listQueues(s.rabbit),
     async status() {
       const apps = await appsStatus(s).catch(() => []);
@@ -94,6 +94,12 @@ export interface FlowSamplerOptions {
 const LATENCY_WINDOW_MS = 10_000;
 const SCRAPE_TIMEOUT_MS = 1_500;
 
+/** Every instance's samples together (their counters add up); null when none answered. */
+async function scrapeAll(urls: readonly string[]): Promise<Sample[] | null> {
+  const each = (await Promise.all(urls.map(scrape))).filter((m): m is Sample[] => m !== null);
+  return each.length === 0 ? null : each.flat();
+}
+
 async function scrape(url: string): Promise<Sample[] | null> {
   try {
     const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(SCRAPE_TIMEOUT_MS) });
@@ -109,7 +115,6 @@ const short = (node: string) => node.split("@")[0] as string;
 export function createFlowSampler(src: FlowSources, opts: FlowSamplerOptions): FlowSampler {
   const intervalMs = opts.intervalMs ?? 1_000;
   const keepAliveMs = opts.keepAliveMs ?? 60_000;
-  const urls = src.serviceUrls;
   const listeners = new Set<(f: Flow) => void>();
   let waiters: ((f: Flow) => void)[] = [];
   let latest: { flow: Flow; atMs: number } | null = null;
@@ -134,8 +139,9 @@ export function createFlowSampler(src: FlowSources, opts: FlowSamplerOptions): F
 
   async function tick(): Promise<Flow> {
     const atMs = Date.now();
+    const urls = await src.serviceUrls();
     const [metrics, queues, status] = await Promise.all([
-      Promise.all(SERVICE_NAMES.map((svc) => scrape(urls[svc]))),
+      Promise.all(SERVICE_NAMES.map((svc) => scrapeAll(urls[svc]))),
       src.listQueues().catch(() => null),
       src.status().catch(() => null),
     ]);

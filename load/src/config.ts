@@ -33,8 +33,11 @@ export interface ConstantVus {
 export type ExecutorOptions = ConstantArrivalRate | RampingArrivalRate | ConstantVus;
 
 export interface RunOptions {
-  /** Base URL of the system under test; loopback only. */
-  target: string;
+  /**
+   * Base URL of the system under test, loopback only; or the base URLs of its instances (`pnpm stack up
+   * --replicas N`), which the requests are spread over.
+   */
+  target: string | readonly string[];
   scenario: ExecutorOptions;
   /** k6 thresholds, e.g. { http_req_duration: ["p(99)<2000"] }. */
   thresholds?: Record<string, string[]>;
@@ -49,7 +52,8 @@ export type Plan =
   | { kind: "constant-vus"; vus: number; durationMs: number };
 
 export interface ResolvedOptions {
-  origin: string;
+  /** One or more: the instances requests are spread over. */
+  origins: string[];
   plan: Plan;
   timeoutMs: number;
   gracefulStopMs: number;
@@ -130,8 +134,10 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
       `the schedule has more than ${MAX_ITERATIONS} iterations; lower the rate or the duration`,
     );
   }
+  const targets = typeof options.target === "string" ? [options.target] : [...options.target];
+  if (targets.length === 0) throw new Error("target must name at least one base URL");
   return {
-    origin: loopbackOrigin(options.target),
+    origins: [...new Set(targets.map(loopbackOrigin))],
     plan,
     timeoutMs: parseDuration(options.timeout ?? "60s", "timeout"),
     gracefulStopMs: parseDuration(options.gracefulStop ?? "30s", "gracefulStop"),

@@ -1,7 +1,9 @@
 // HTTP through one undici Pool whose connection count is the in-flight cap: when the server stalls,
 // new iterations are dropped and counted instead of opening ever more sockets (the storm that kept
-// p99 high for 10 s after a 2 s stall in the measurements in shared/notes/load-testing.md).
-import { Pool } from "undici";
+// p99 high for 10 s after a 2 s stall in the measurements in shared/notes/load-testing.md). With several
+// instances, one Pool each behind undici's BalancedPool, which spreads requests over them and sends fewer
+// to an instance whose requests fail (one killed or restarting), with the cap shared among them.
+import { BalancedPool, Pool } from "undici";
 
 export interface RequestSpec {
   method: string;
@@ -23,14 +25,19 @@ export interface HttpSender {
   close(): Promise<void>;
 }
 
-export function createHttpSender(origin: string, o: { connections: number; timeoutMs: number }): HttpSender {
-  const pool = new Pool(origin, {
-    connections: o.connections,
+export function createHttpSender(
+  origins: readonly string[],
+  o: { connections: number; timeoutMs: number },
+): HttpSender {
+  const options = {
+    connections: Math.max(1, Math.ceil(o.connections / origins.length)),
     pipelining: 1,
     headersTimeout: o.timeoutMs,
     bodyTimeout: o.timeoutMs,
     connectTimeout: Math.min(o.timeoutMs, 10_000),
-  });
+  };
+  const pool =
+    origins.length === 1 ? new Pool(origins[0] as string, options) : new BalancedPool([...origins], options);
   return {
     async send(spec, { readBody }) {
       try {

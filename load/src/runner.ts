@@ -61,7 +61,7 @@ export function startLoad(
   const thresholds = parseThresholds(options.thresholds);
   // Monotonic: a wall-clock step (NTP) must not bend the schedule or the latencies.
   const now = () => performance.now();
-  const sender = createHttpSender(resolved.origin, {
+  const sender = createHttpSender(resolved.origins, {
     connections: resolved.connections,
     timeoutMs: resolved.timeoutMs,
   });

@@ -8,8 +8,12 @@ import type { Scenario } from "./scenario.ts";
 import { writeLabSummary } from "./summary.ts";
 
 /** Each target's runs in a folder of their own, so each summary table holds one target's latest runs. */
-export const faultReportsDir = (reportsDir: string, target: TargetKind = "local") =>
-  path.join(reportsDir, target === "local" ? "fault" : `fault-${target}`);
+/** Each target's runs apart, and the local stack's runs with replicas apart from those with one of each. */
+export const faultReportsDir = (reportsDir: string, target: TargetKind = "local", replicas = 1) =>
+  path.join(
+    reportsDir,
+    target !== "local" ? `fault-${target}` : replicas > 1 ? `fault-replicas-${replicas}` : "fault",
+  );
 
 /** Scenarios left out, grouped by why, each group's names on one line. */
 function byReason(left: Scenario[], why: (sc: Scenario) => string | undefined): [string, string][] {

@@ -2,7 +2,7 @@
 // fault script beside it, the per-second samples, then the bounded audit, the files and the verdict.
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import type { Stack } from "@orderflow/infra";
+import { replicasInUse, type Stack, serviceUrlsInUse } from "@orderflow/infra";
 import { createJsonlWriter, type LedgerEntry, recordSuccesses } from "@orderflow/load/ledger.ts";
 import {
   availabilityDuringFaults,
@@ -39,6 +39,8 @@ export interface LabOptions {
    * test sets 0: it reads verdicts, not charts.
    */
   drainMs?: number;
+  /** Instances of each service and relay (`pnpm fault --replicas N`); default: as many as run now. */
+  replicas?: number;
   reportsDir: string;
   log: (line: string) => void;
 }
@@ -60,8 +62,11 @@ export interface ScenarioRun {
   inFlight?: InFlightSample[];
 }
 
-export const serviceUrls = (s: Stack) =>
-  (["order", "inventory", "points"] as const).map((svc) => `http://127.0.0.1:${s.layout.servicePorts[svc]}`);
+/** Every instance of every service (their counters add up), order's first. */
+export const serviceUrls = (s: Stack): string[] => {
+  const urls = serviceUrlsInUse(s);
+  return [...urls.order, ...urls.inventory, ...urls.points];
+};
 
 const delta = (after: Record<string, number>, before: Record<string, number>) =>
   Object.fromEntries(
@@ -121,7 +126,10 @@ export async function runScenario(t: LabTarget, declared: Scenario, lab: LabOpti
   const variant = (await sc.apps?.(s, facts)) ?? {};
   // Broker URLs carry credentials: the log shows them masked.
   o.log(`[${sc.name}] apps ${JSON.stringify(variant).replace(/\/\/([^:/@]+):[^@]+@/g, "//$1:***@")}`);
-  if (await t.restartAppsWith(variant)) o.log(`[${sc.name}] apps restarted as that variant`);
+  if (await t.restartAppsWith(variant, o.replicas))
+    o.log(`[${sc.name}] apps restarted as that variant${o.replicas ? ` (${o.replicas} of each)` : ""}`);
+  const replicas = replicasInUse(s);
+  if (replicas > 1) facts.replicas = replicas;
 
   // Without an Alertmanager (compose without its monitoring profile) the alerts are not checked.
   const amUrl = t.alertmanagerUrl;
@@ -145,7 +153,8 @@ export async function runScenario(t: LabTarget, declared: Scenario, lab: LabOpti
   const load = startLoad(
     sc.name,
     {
-      target: serviceUrls(s)[0] as string,
+      // Spread over the order service's instances, as a load balancer in front of them would.
+      target: serviceUrlsInUse(s).order,
       scenario: {
         executor: "constant-arrival-rate",
         rate,

@@ -64,6 +64,9 @@ export function summaryMarkdown(runs: readonly ScenarioRun[], machine: string): 
     "",
     `Machine: ${machine}`,
   ];
+  const replicas = [...new Set(runs.map((r) => Number(r.outcome.facts.replicas ?? 1)))];
+  if (replicas.some((n) => n > 1))
+    lines.push(`Instances: ${replicas.join(" or ")} of each service and of each relay`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -21,7 +21,11 @@ export async function composeTarget(log: (m: string) => void = () => {}): Promis
     stack: view.stack,
     faults: controlFaultClient(view.control.url, view.control.token),
     heal: (l) => view.heal(l),
-    restartAppsWith: async (variant: AppVariant) => {
+    restartAppsWith: async (variant: AppVariant, replicas?: number) => {
+      if (replicas !== undefined && replicas !== 1)
+        throw new Error(
+          "--replicas scales the local stack; scale compose's apps with `docker compose up --scale order=N`",
+        );
       if (Object.keys(variant).length > 0)
         throw new TargetUnsupportedError(
           "this scenario restarts the apps as a variant of their own code, which only the local stack can do (pnpm stack up)",

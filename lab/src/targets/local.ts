@@ -10,7 +10,7 @@ export function localTarget(stack: Stack): LabTarget {
     stack,
     faults,
     heal: (log) => healInfrastructure(stack, log),
-    restartAppsWith: (variant) => restartAppsWith(stack, variant),
+    restartAppsWith: (variant, replicas) => restartAppsWith(stack, variant, replicas),
     alertmanagerUrl: alertmanagerUrl(stack),
   };
 }

@@ -16,8 +16,11 @@ export interface LabTarget {
   faults: FaultApplier;
   /** Starts what an earlier run or an operator left down; returns what it started. */
   heal(log: (m: string) => void): Promise<string[]>;
-  /** Restarts the apps as `variant` when they do not run as it already; true when it restarted them. */
-  restartAppsWith(variant: AppVariant): Promise<boolean>;
+  /**
+   * Restarts the apps as `variant`, with `replicas` of each (default: as many as run), when they do not
+   * run so already; true when it restarted them.
+   */
+  restartAppsWith(variant: AppVariant, replicas?: number): Promise<boolean>;
   /** Alertmanager, when the target runs one; without it the scenarios' alerts are not checked. */
   alertmanagerUrl: string | undefined;
 }

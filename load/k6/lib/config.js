@@ -4,7 +4,7 @@
 
 /**
  * @typedef {object} RunConfig
- * @property {string} orderUrl
+ * @property {string[]} orderUrls the order service's instances (ORDER_URL, comma-separated), used in turn
  * @property {string} inventoryUrl
  * @property {string} controlUrl
  * @property {string} controlToken
@@ -40,7 +40,10 @@ function positive(v, name) {
 export function readConfig(env) {
   const trim = (/** @type {string} */ u) => u.replace(/\/+$/, "");
   return {
-    orderUrl: trim(env.ORDER_URL || "http://127.0.0.1:3001"),
+    orderUrls: (env.ORDER_URL || "http://127.0.0.1:3001")
+      .split(",")
+      .map((u) => trim(u.trim()))
+      .filter(Boolean),
     inventoryUrl: trim(env.INVENTORY_URL || "http://127.0.0.1:3002"),
     controlUrl: trim(env.CONTROL_URL || "http://127.0.0.1:17080"),
     controlToken: env.CONTROL_TOKEN || "",

@@ -131,7 +131,9 @@ export function defineRun(def) {
   /** One order: a unique Idempotency-Key per iteration of the whole test. @param {RunData} data */
   function orders(data) {
     const i = exec.scenario.iterationInTest;
-    const res = http.post(`${cfg.orderUrl}/orders`, JSON.stringify(orderFor(data.prefix, i)), {
+    // Several instances (`pnpm stack up --replicas N`): each iteration goes to the next one.
+    const base = cfg.orderUrls[i % cfg.orderUrls.length];
+    const res = http.post(`${base}/orders`, JSON.stringify(orderFor(data.prefix, i)), {
       headers: { "content-type": "application/json", "idempotency-key": idempotencyKey(data.prefix, i) },
       tags: { name: "POST /orders" },
       timeout: "30s",
