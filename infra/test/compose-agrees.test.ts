@@ -143,6 +143,7 @@ describe("docker-compose.yml runs the same application processes as the local su
     pg: { layout, secrets, binDir: "", isRoot: false },
   } as unknown as Stack;
   const apps = appDefinitions(fakeStack);
+  const gatewayConfig = fs.readFileSync(path.join(repoRoot, "infra/compose/gateway/haproxy.cfg"), "utf8");
 
   test.each(apps.map((a) => a.name))("%s", (name) => {
     const app = apps.find((a) => a.name === name);
@@ -159,7 +160,12 @@ describe("docker-compose.yml runs the same application processes as the local su
       expect(c.environment, `${composeName} lacks ${key}`).toHaveProperty(key);
     }
     if (app?.kind === "service") {
-      expect(hostPorts(c)).toEqual([Number(new URL(app.url ?? "").port)]);
+      // No host port of its own, so `--scale` can run several: the gateway publishes the local port.
+      const port = Number(new URL(app.url ?? "").port);
+      expect(hostPorts(c)).toEqual([]);
+      expect(hostPorts(svc("gateway"))).toContain(port);
+      expect(gatewayConfig).toMatch(new RegExp(`^frontend ${name}\\n  bind :${port}$`, "m"));
+      expect(gatewayConfig).toMatch(new RegExp(`^  server-template ${name}- \\d+ ${name}:${port}$`, "m"));
       expect(c.healthcheck).toBeDefined();
     } else {
       expect(c.environment?.OUTBOX_DONE_ON_CONFIRM).toBe(app?.env.OUTBOX_DONE_ON_CONFIRM);

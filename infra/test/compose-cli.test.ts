@@ -14,7 +14,7 @@ import { findOrStartEngine, NoEngineError, SYSTEM_SOCKET } from "../src/compose/
 import { initEnvFile } from "../src/compose/env-init.ts";
 import { composeLayout } from "../src/compose/layout.ts";
 import { overrideText } from "../src/compose/override.ts";
-import { busyPorts, portInUse, withOffset } from "../src/compose/ports.ts";
+import { busyPorts, hostPortsOf, portInUse, withOffset } from "../src/compose/ports.ts";
 import {
   coreServices,
   MONITORING_PROFILE,
@@ -23,6 +23,7 @@ import {
   readProject,
   requiredVariables,
 } from "../src/compose/project.ts";
+import { MAX_SCALE, parseScale, scaleArgs } from "../src/compose/scale.ts";
 import { repoRoot } from "../src/index.ts";
 
 const run = promisify(execFile);
@@ -234,4 +235,29 @@ describe("pnpm compose, refusals", () => {
     );
     await expect(attempt).rejects.toThrow(`DOCKER_HOST=${host} does not answer`);
   });
+});
+
+describe("--scale", () => {
+  const fail = (m: string): never => {
+    throw new Error(m);
+  };
+
+  test("takes services that publish no host port, up to the gateway's slots, as compose's flags", () => {
+    const scale = parseScale(["order=2", "relay-order=3"], project, fail);
+    expect(scale).toEqual({ order: 2, "relay-order": 3 });
+    expect(scaleArgs(scale)).toEqual(["--scale", "order=2", "--scale", "relay-order=3"]);
+  });
+
+  test("refuses a service with a host port, an unknown one, a bad count and a malformed flag", () => {
+    expect(() => parseScale(["postgres=2"], project, fail)).toThrow(/publishes a host port/);
+    expect(() => parseScale(["ordr=2"], project, fail)).toThrow(/no service "ordr"/);
+    expect(() => parseScale([`order=${MAX_SCALE + 1}`], project, fail)).toThrow(/from 1 to 8/);
+    expect(() => parseScale(["order=0"], project, fail)).toThrow(/from 1 to 8/);
+    expect(() => parseScale(["order"], project, fail)).toThrow(/SERVICE=N/);
+  });
+});
+
+test("the host ports of docker ps, ranges included, count as the project's own on a warm up", () => {
+  const ps = "127.0.0.1:3001-3003->3001-3003/tcp\n127.0.0.1:17432->5432/tcp\n\n5672/tcp";
+  expect([...hostPortsOf(ps)].sort()).toEqual([17432, 3001, 3002, 3003]);
 });

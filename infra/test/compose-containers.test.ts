@@ -17,6 +17,8 @@ const SUPPORTED_FROM: Record<string, number> = {
   redis: 8,
   node: 22,
   bash: 5,
+  // The gateway: 3.0 is an LTS series, supported into 2029.
+  haproxy: 3,
   // Monitoring: the current majors (Prometheus 2 is out of support; the others never had a second major).
   prometheus: 3,
   alertmanager: 0,

@@ -77,6 +77,7 @@ const IMAGE_VARIABLES: Record<string, { documented: string[]; byEntrypoint: stri
       ],
     },
     redis: { documented: [], byEntrypoint: [], byServer: [] },
+    haproxy: { documented: [], byEntrypoint: [], byServer: [] },
     bash: { documented: [], byEntrypoint: [], byServer: [] },
   };
 
@@ -96,6 +97,7 @@ const PROGRAM_PACKAGE: Record<string, string> = {
   psql: "postgresql-",
   "redis-server": "redis-server",
   "redis-cli": "redis-tools",
+  haproxy: "haproxy",
   "rabbitmq-diagnostics": "rabbitmq-server",
   rabbitmqctl: "rabbitmq-server",
   "rabbitmq-server": "rabbitmq-server",
@@ -164,6 +166,10 @@ describe("local stand-ins for the official images", () => {
         if (target.startsWith("/docker-entrypoint-initdb.d/")) {
           expect(entrypoint(h.folder)).toContain("for f in /docker-entrypoint-initdb.d/*");
           expect(entrypoint(h.folder)).toMatch(/\*\.sh\)/);
+        } else if (target === "/usr/local/etc/haproxy/haproxy.cfg") {
+          // The official image's configuration path; the stand-in's command reads it there.
+          expect(h.folder).toBe("haproxy");
+          expect(h.def.command).toEqual(expect.arrayContaining(["-f", target]));
         } else if (target.startsWith("/etc/rabbitmq/")) {
           // Debian's RabbitMQ reads /etc/rabbitmq/rabbitmq.conf and enabled_plugins; nothing moves them.
           expect(h.folder).toBe("rabbitmq");

@@ -12,15 +12,18 @@ import { logs } from "./logs.ts";
 import { PortInUseError } from "./ports.ts";
 import { readProject, requiredVariables } from "./project.ts";
 import { carryOrder, recordOrder, verifyOrders } from "./saga.ts";
+import { parseScale } from "./scale.ts";
 import { composeStatus, serviceUrls } from "./status.ts";
 import { NotHealthyError, up } from "./up.ts";
 
 const USAGE = `usage: pnpm compose <command>
-  up [--build] [--timeout SECONDS]
+  up [--build] [--timeout SECONDS] [--scale SERVICE=N ...]
                    start the core services of docker-compose.yml (no monitoring) and wait until every
                    long-running container is healthy (default 900 s, cold builds included). Finds a
                    Docker engine or, as root on Debian, starts its own; images that cannot be pulled
-                   are built here from Debian packages. --build: rebuild the app and control images
+                   are built here from Debian packages. --build: rebuild the app and control images.
+                   --scale order=2 --scale relay-order=2: N containers of a service or relay (1..8),
+                   behind the gateway's one entry point; an \`up\` without it runs one of each again
   down [--volumes] [--engine]
                    remove the project's containers and network (--volumes: its data too);
                    --engine: then stop the engine pnpm compose started (never another)
@@ -51,10 +54,18 @@ async function main(argv: string[]): Promise<number> {
 
   switch (verb) {
     case "up": {
-      const { values } = parseCli(
-        { usage: USAGE, options: { build: { type: "boolean" }, timeout: { type: "string" } } },
+      const { values, fail } = parseCli(
+        {
+          usage: USAGE,
+          options: {
+            build: { type: "boolean" },
+            timeout: { type: "string" },
+            scale: { type: "string", multiple: true },
+          },
+        },
         rest,
       );
+      const scale = parseScale(values.scale ?? [], readProject(repoRoot), fail);
       const timeoutS = Number(values.timeout ?? 900);
       if (!Number.isInteger(timeoutS) || timeoutS < 10 || timeoutS > 7200) {
         process.stderr.write(
@@ -65,7 +76,11 @@ async function main(argv: string[]): Promise<number> {
       const dotenv = readEnvFile(repoRoot, required);
       const ctx = await openContext(env, log, { start: true });
       log(`engine ${ctx.engine.host} (${ctx.engine.kind})`);
-      const { seconds, status } = await up(ctx, dotenv, { rebuild: values.build === true, timeoutS });
+      const { seconds, status } = await up(ctx, dotenv, {
+        rebuild: values.build === true,
+        timeoutS,
+        scale,
+      });
       log(`healthy in ${seconds.toFixed(1)} s`);
       for (const [name, url] of Object.entries(status.urls))
         process.stdout.write(`${name.padEnd(10)} ${url}\n`);

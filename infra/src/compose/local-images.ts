@@ -19,7 +19,7 @@ export interface LocalImage {
   folder: string;
 }
 
-/** Debian trixie's servers: PostgreSQL 17, Redis 8.0, RabbitMQ 4.0, bash 5.2. */
+/** Debian trixie's servers: PostgreSQL 17, Redis 8.0, RabbitMQ 4.0, HAProxy 3.0, bash 5.2. */
 export const LOCAL_IMAGES: LocalImage[] = [
   {
     official: "postgres",
@@ -33,6 +33,12 @@ export const LOCAL_IMAGES: LocalImage[] = [
     image: "orderflow-local/rabbitmq:4.0-trixie",
     release: "trixie",
     folder: "rabbitmq",
+  },
+  {
+    official: "haproxy",
+    image: "orderflow-local/haproxy:3.0-trixie",
+    release: "trixie",
+    folder: "haproxy",
   },
   { official: "bash", image: "orderflow-local/bash:5-trixie", release: "trixie", folder: "bash" },
 ];

@@ -26,3 +26,17 @@ export async function busyPorts(ports: PublishedPort[], ownPublished: Set<number
     if (!ownPublished.has(p.published) && (await portInUse(p.host, p.published))) busy.push(p);
   return busy;
 }
+
+/**
+ * The host ports in `docker ps --format {{.Ports}}` output. Docker prints consecutive ports as a range
+ * (127.0.0.1:3001-3003->3001-3003/tcp, the gateway's), so each range counts every port in it.
+ */
+export function hostPortsOf(psPorts: string): Set<number> {
+  return new Set(
+    [...psPorts.matchAll(/:(\d+)(?:-(\d+))?->/g)].flatMap((m) => {
+      const from = Number(m[1]);
+      const to = Number(m[2] ?? m[1]);
+      return Array.from({ length: Math.max(0, to - from) + 1 }, (_, i) => from + i);
+    }),
+  );
+}

@@ -74,14 +74,19 @@ export function problems(ctx: ComposeContext, services: string[], containers: Co
   return services.flatMap((s) => problemOf(s, isOneShot(ctx.project.services[s] ?? {}), containers) ?? []);
 }
 
+// The gateway publishes each service's API on the service's own port (haproxy.cfg's frontends).
+const GATEWAY_FRONTENDS: Record<number, string> = { 3001: "order", 3002: "inventory", 3003: "points" };
+
 /** The services' URLs on the host, from the ports docker-compose.yml publishes (and the offset). */
 export function serviceUrls(ctx: ComposeContext): Record<string, string> {
-  const ports = publishedPorts(ctx.project, ["order", "inventory", "points", "control"]).map((p) =>
+  const ports = publishedPorts(ctx.project, ["gateway", "control"]).map((p) =>
     withOffset(p, ctx.env.portOffset),
   );
   const urls: Record<string, string> = {};
-  for (const p of ports)
-    urls[p.service] ??= `http://${p.host === "0.0.0.0" ? "127.0.0.1" : p.host}:${p.published}`;
+  for (const p of ports) {
+    const name = p.service === "gateway" ? GATEWAY_FRONTENDS[p.target] : p.service;
+    if (name) urls[name] ??= `http://${p.host === "0.0.0.0" ? "127.0.0.1" : p.host}:${p.published}`;
+  }
   return urls;
 }
 

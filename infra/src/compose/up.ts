@@ -6,8 +6,9 @@ import { socketPath } from "./docker.ts";
 import { SYSTEM_SOCKET } from "./engine.ts";
 import { prepareImages } from "./images.ts";
 import { writeOverride } from "./override.ts";
-import { busyPorts, PortInUseError, withOffset } from "./ports.ts";
+import { busyPorts, hostPortsOf, PortInUseError, withOffset } from "./ports.ts";
 import { coreServices, publishedPorts } from "./project.ts";
+import { type Scale, scaleArgs } from "./scale.ts";
 import { type ComposeStatus, composeStatus, problems, projectContainers } from "./status.ts";
 
 export class NotHealthyError extends Error {}
@@ -16,13 +17,13 @@ export class NotHealthyError extends Error {}
 async function ownPorts(ctx: ComposeContext): Promise<Set<number>> {
   const label = `label=com.docker.compose.project=${ctx.project.name}`;
   const r = await ctx.docker.run(["ps", "--filter", label, "--format", "{{.Ports}}"], 30_000);
-  return new Set([...r.stdout.matchAll(/:(\d+)->/g)].map((m) => Number(m[1])));
+  return hostPortsOf(r.stdout);
 }
 
 export async function up(
   ctx: ComposeContext,
   env: Record<string, string>,
-  { rebuild, timeoutS }: { rebuild: boolean; timeoutS: number },
+  { rebuild, timeoutS, scale = {} }: { rebuild: boolean; timeoutS: number; scale?: Scale },
 ): Promise<{ seconds: number; status: ComposeStatus }> {
   const started = Date.now();
   const services = coreServices(ctx.project);
@@ -45,10 +46,11 @@ export async function up(
     ),
   });
 
-  ctx.log(`docker compose up -d ${services.join(" ")}`);
+  const scaled = scaleArgs(scale);
+  ctx.log(`docker compose up -d ${[...scaled, ...services].join(" ")}`);
   // With -d, compose still starts each container only once its depends_on conditions hold; a failed one
   // ends it with an error naming the container. Either way the wait below says which service is not ready.
-  const code = await ctx.docker.stream(ctx.composeArgs(["up", "-d", "--no-build", ...services]), {
+  const code = await ctx.docker.stream(ctx.composeArgs(["up", "-d", "--no-build", ...scaled, ...services]), {
     timeoutMs: timeoutS * 1000,
   });
   const deadline = started + timeoutS * 1000;
