@@ -1,6 +1,7 @@
 // Runs a list of scenarios one after the other and writes the summary table; shared by the CLI and
 // the CI test, so both exercise the same code.
 import path from "node:path";
+import { replicasInUse } from "@orderflow/infra";
 import { selectScenarios } from "../scenarios/index.ts";
 import type { LabTarget, TargetKind } from "../targets/target.ts";
 import { type LabOptions, onTarget, runScenario, type ScenarioRun } from "./run-scenario.ts";
@@ -35,10 +36,12 @@ export async function runLab(
   const skipped = selected.filter((sc) => !onKind.includes(sc));
   for (const [why, names] of byReason(skipped, (sc) => sc.localOnly))
     o.log(`skipped on ${t.kind}, as they run on the local stack only (${why}): ${names}`);
-  const scenarios = onKind.filter((sc) => !sc.needs?.(t.stack));
+  // As many instances as the run will have: asked for, or what runs now.
+  const run = { replicas: o.replicas ?? (t.kind === "local" ? replicasInUse(t.stack) : 1) };
+  const scenarios = onKind.filter((sc) => !sc.needs?.(t.stack, run));
   for (const [why, names] of byReason(
     onKind.filter((sc) => !scenarios.includes(sc)),
-    (sc) => sc.needs?.(t.stack),
+    (sc) => sc.needs?.(t.stack, run),
   ))
     o.log(`skipped: ${names}: ${why}`);
   const runs: ScenarioRun[] = [];

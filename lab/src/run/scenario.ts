@@ -102,6 +102,9 @@ export interface Scenario {
   damage?: (o: Outcome) => Record<string, number>;
   /** A broker probe's counts (lost, duplicated, unexpected, recovered...), for scenarios that run one. */
   broker?: (o: Outcome) => Record<string, number> | null;
-  /** What the stack lacks for it (the partitions need --netns); unset or undefined: nothing. */
-  needs?: (s: Stack) => string | undefined;
+  /**
+   * What the stack or the run lacks for it (the partitions need --netns; the pitfalls one instance of
+   * each app); unset or undefined: nothing.
+   */
+  needs?: (s: Stack, run: { replicas: number }) => string | undefined;
 }

@@ -64,6 +64,12 @@ export function pair(p: Pitfall): [Scenario, Scenario] {
     // proxy) through the local stack's supervisor.
     localOnly:
       "a pitfall and its pair restart the apps as the lab's variants of their code, which needs the local stack's supervisor",
+    // One protection shown with one of each app: with replicas, a fault aimed at an app hits one
+    // instance of it while the other carries on, which is a different experiment.
+    needs: (_s: Stack, run: { replicas: number }) =>
+      run.replicas > 1
+        ? "a pitfall and its pair run with one instance of each app (no --replicas)"
+        : undefined,
   };
   const trigger = p.trigger ?? {};
   const hasTrigger = Object.values(trigger).some((v) => v);

@@ -114,6 +114,10 @@ const FIRST_PITFALLS: Pitfall[] = [
       "Relays claim outbox rows with a plain SELECT (no SKIP LOCKED, no lease): the fast path, the in-process sweep and the relay process publish the same rows.",
     predicts:
       "duplicate publishes (duplicates caught by the inboxes >> 0) and no effect damage, because the inboxes hold.",
+    // Both runs: the relay process sweeps every 20 ms, so its claims overlap the fast path's at any rate.
+    // A row stays pending while its publish waits for the confirm; at the 1 s default a slow run (20
+    // orders/s) may see no sweep read a row in that window, and the pitfall would show nothing.
+    env: () => ({ OUTBOX_POLL_MS: "20" }),
     figures: (o) => ({
       "duplicate publishes caught": caught(o),
       "effects applied twice": damage(o).duplicated,
