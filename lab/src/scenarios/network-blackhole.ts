@@ -18,9 +18,11 @@ export async function proxiedBrokerUrls(
   for (const n of s.layout.rabbitmq.nodes)
     proxies.push(await startBlackholeProxy({ targetHost: n.host, targetPort: n.amqpPort }));
   facts.proxies = proxies;
-  // Same credentials and vhost, each node's port replaced by its proxy's.
+  // Same credentials and vhost, each node's address replaced by its proxy's: the proxies listen on the
+  // host's loopback, also when the nodes have addresses of their own (`stack up --netns`).
   const urls = amqpUrls(s, svc).map((u, i) => {
     const url = new URL(u);
+    url.hostname = proxies[i]?.host ?? url.hostname;
     url.port = String(proxies[i]?.port);
     return url.toString();
   });
