@@ -114,6 +114,7 @@ export const ceilingsSection: Section = {
         brokerMedian: b.median,
         pgMedian: p.median,
       },
+      summary: { brokerMessagesPerSecond: b.median, postgresTxPerSecond: p.median },
     };
   },
 };

@@ -71,7 +71,10 @@ function readArgs(argv: string[]): {
 }
 
 /** `{ [name]: summary }` when that section ran and has one: bench.json's top-level objects. */
-const summary = (earlier: Map<string, SectionResult>, name: "saga" | "memory" | "peers") => {
+const summary = (
+  earlier: Map<string, SectionResult>,
+  name: "relay" | "ceilings" | "saga" | "memory" | "peers",
+) => {
   const s = earlier.get(name)?.summary;
   return s ? { [name]: s } : {};
 };
@@ -125,6 +128,8 @@ async function mainBench(): Promise<number> {
     command: `pnpm bench${env.quick ? " --quick" : ""}${env.only.length ? ` --only=${env.only.join(",")}` : ""}${env.memoryRate ? ` --memory-rate=${env.memoryRate}` : ""}${env.replicas ? ` --replicas=${env.replicas}` : ""}`,
     quick: env.quick,
     durationSeconds: (performance.now() - started) / 1000,
+    ...summary(earlier, "relay"),
+    ...summary(earlier, "ceilings"),
     ...summary(earlier, "saga"),
     ...summary(earlier, "memory"),
     ...summary(earlier, "peers"),

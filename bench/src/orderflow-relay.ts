@@ -1,15 +1,20 @@
 // orderflow's relay as the services run it: createRelay over its own small pool, a confirm publisher on
 // its own connection knowing every node, the after-commit fast path plus the sweep, default settings.
 import { createConfirmPublisher } from "@orderflow/messaging";
-import { createRelay, createRelayConnection } from "@orderflow/outbox";
+import { createRelay, createRelayConnection, type RelayConfig } from "@orderflow/outbox";
 import type pg from "pg";
 import type { BenchRelay } from "./seed-relay.ts";
 
-export function createOrderflowRelay(opts: { pool: pg.Pool; amqpUrls: string[] }): BenchRelay {
+/** `config`: settings over the defaults (the bench's variants: one sweep batch at a time). */
+export function createOrderflowRelay(opts: {
+  pool: pg.Pool;
+  amqpUrls: string[];
+  config?: Partial<RelayConfig>;
+}): BenchRelay {
   // Every row goes to orderflow.events (toMessage), the exchange the seed baseline is given too.
   const connection = createRelayConnection({ urls: opts.amqpUrls });
   const publisher = createConfirmPublisher(connection);
-  const relay = createRelay({ pool: opts.pool, publisher });
+  const relay = createRelay({ pool: opts.pool, publisher, ...(opts.config ? { config: opts.config } : {}) });
   return {
     async start() {
       if (!(await publisher.waitUntilConnected(10_000))) throw new Error("relay publisher: no connection");

@@ -1,8 +1,10 @@
 import type { AddressInfo } from "node:net";
 import net from "node:net";
+import { type Stack, stackLayout } from "@orderflow/infra";
 import { eventually, observeFor } from "@orderflow/testkit/eventually.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BlackholeProxy, startBlackholeProxy } from "../src/blackhole-proxy.ts";
+import { closeProxies, proxiedBrokerUrls } from "../src/scenarios/network-blackhole.ts";
 
 interface EchoServer {
   port: number;
@@ -170,5 +172,25 @@ describe("the blackhole proxy", () => {
     expect(client.closed()).toBe(false);
     proxy.heal();
     await eventually("the client to be closed after heal", () => client.closed());
+  });
+});
+
+describe("a service's broker URLs through the proxies", () => {
+  it("point at each proxy on loopback, also when the nodes have addresses of their own (--netns)", async () => {
+    const layout = stackLayout({ stackDir: "/nonexistent", portOffset: 0 }, { netns: true });
+    const secrets = { brokerAdmin: "x", broker: { order: "o", inventory: "i", points: "p" } };
+    const facts: Record<string, unknown> = {};
+    const env = await proxiedBrokerUrls({ layout, secrets } as unknown as Stack, "inventory", facts);
+    try {
+      const urls = (env.INVENTORY_AMQP_URLS ?? "").split(",").map((u) => new URL(u));
+      const proxies = facts.proxies as BlackholeProxy[];
+      expect(layout.rabbitmq.nodes.every((n) => n.host !== "127.0.0.1")).toBe(true);
+      expect(urls.map((u) => [u.hostname, Number(u.port)])).toEqual(
+        proxies.map((p) => ["127.0.0.1", p.port]),
+      );
+      expect(urls.every((u) => u.username === "inventory-svc" && u.pathname === "/orderflow")).toBe(true);
+    } finally {
+      await closeProxies(facts);
+    }
   });
 });

@@ -44,6 +44,7 @@ const schema = (needsBroker: boolean) => ({
     : list("OUTBOX_AMQP_URLS", url("", ["amqp:", "amqps:"])).default([]),
   poolMax: int("OUTBOX_POOL_MAX", { min: 1 }).default(4),
   batchSize: int("OUTBOX_BATCH_SIZE", { min: 1 }),
+  sweepConcurrency: int("OUTBOX_SWEEP_CONCURRENCY", { min: 1, max: 16 }),
   pollIntervalMs: ms("OUTBOX_POLL_MS"),
   leaseMs: ms("OUTBOX_LEASE_MS"),
   backoffMs: list("OUTBOX_BACKOFF_MS", ms("")),
@@ -98,6 +99,7 @@ export function readOutboxEnv(env: RawEnv = process.env, needsBroker = true): Ou
     poolMax: e.poolMax,
     relay: defined({
       batchSize: e.batchSize,
+      sweepConcurrency: e.sweepConcurrency,
       pollIntervalMs: e.pollIntervalMs,
       leaseMs: e.leaseMs,
       backoffMs: e.backoffMs,

@@ -11,6 +11,11 @@ import type { ClaimedRow } from "./types.ts";
 export interface RelayConfig {
   /** Rows per sweep claim (and so per publish window). */
   batchSize: number;
+  /**
+   * Sweep batches in flight at once: while one awaits its confirms the next is claimed and published, so
+   * the broker's confirm window stays full through a backlog instead of draining at each batch's end.
+   */
+  sweepConcurrency: number;
   /** Sweep interval when there is nothing due; the fast path and `wake()` cut it short. */
   pollIntervalMs: number;
   /** How long a claim holds a row; must exceed the publisher's confirm timeout. */
@@ -33,6 +38,7 @@ export interface RelayConfig {
 
 export const DEFAULT_RELAY_CONFIG: RelayConfig = {
   batchSize: 500,
+  sweepConcurrency: 2,
   pollIntervalMs: 1_000,
   leaseMs: 30_000,
   backoffMs: DEFAULT_BACKOFF_MS,

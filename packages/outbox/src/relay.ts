@@ -37,11 +37,37 @@ export interface RelayDeps {
   faults?: RelayFaults;
 }
 
+/** One sweep batch, claimed, published and recorded; returns how many rows it claimed. */
 async function sweepOnce(p: RelayParts, track: <T>(w: Promise<T>) => Promise<T>): Promise<number> {
   const limit = p.gate.suspect() ? Math.min(p.cfg.probeBatchSize, p.cfg.batchSize) : p.cfg.batchSize;
   const rows = await p.claim.due(p.pool, limit, p.cfg.leaseMs);
   if (rows.length > 0) await track(publishAndRecord(p, rows, "sweep"));
   return rows.length;
+}
+
+/**
+ * The loop's sweep: claims a batch and starts publishing it, then returns as soon as fewer than
+ * `sweepConcurrency` batches are in flight, so the next claim overlaps this batch's confirms. Each batch
+ * claims rows no other holds (a lease), and their marks are coalesced. Probing after an outage, one at
+ * a time.
+ */
+function pipelinedSweep(p: RelayParts, track: <T>(w: Promise<T>) => Promise<T>): () => Promise<number> {
+  const inFlight = new Set<Promise<void>>();
+  return async () => {
+    const probing = p.gate.suspect();
+    const limit = probing ? Math.min(p.cfg.probeBatchSize, p.cfg.batchSize) : p.cfg.batchSize;
+    const rows = await p.claim.due(p.pool, limit, p.cfg.leaseMs);
+    if (rows.length === 0) return 0;
+    const work = track(publishAndRecord(p, rows, "sweep")).then(
+      () => {},
+      (e: unknown) => p.log.error({ error: (e as Error).message }, "relay.sweep_error"),
+    );
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+    const max = probing ? 1 : Math.max(1, p.cfg.sweepConcurrency);
+    while (inFlight.size >= max) await Promise.race(inFlight);
+    return rows.length;
+  };
 }
 
 /** The sweep loop: waits behind the gate and for a connection, sweeps, pauses when there was little to do. */
@@ -113,6 +139,7 @@ export function createRelay(deps: RelayDeps): Relay {
   // Both fast-path doors check the same: running, the gate open and not probing, the publisher connected.
   const fastPathOpen = () => running && p.gate.isOpen() && !p.gate.suspect() && p.publisher.isConnected();
   const sweep = () => sweepOnce(p, track);
+  const sweepAhead = pipelinedSweep(p, track);
   // Leased rows nobody will publish now: released, so the sweep takes them at once rather than after
   // the lease. If that fails too, the lease expires and the sweep takes them then.
   const releases = coalesced((ids) => releaseClaims(p.pool, ids));
@@ -132,7 +159,7 @@ export function createRelay(deps: RelayDeps): Relay {
     start() {
       if (running) return;
       running = true;
-      loopDone = sweepLoop(p, sweep, () => running, pause);
+      loopDone = sweepLoop(p, sweepAhead, () => running, pause);
     },
     async stop(timeoutMs = 15_000) {
       running = false;
