@@ -20,6 +20,7 @@ import {
   readHeld,
   readState,
   redisPid,
+  replicasInUse,
   restartPostgresServer,
   startApplication,
   startBrokerNode,
@@ -76,7 +77,8 @@ async function resolveTarget(s: Stack, selector: string): Promise<BrokerNodeLayo
 }
 
 function appName(s: Stack, name: string): string {
-  const names = appDefinitions(s).map((a) => a.name);
+  // Every instance that runs: order, order#2, ... with `stack up --replicas N`.
+  const names = appDefinitions(s, {}, replicasInUse(s)).map((a) => a.name);
   if (!names.includes(name)) throw badRequest(`unknown app "${name}"; apps: ${names.join(", ")}`);
   return name;
 }
@@ -99,7 +101,7 @@ async function requireNamespaces(s: Stack): Promise<void> {
     throw conflict("the broker nodes share the host's network: partitions need `pnpm stack up --netns`");
 }
 
-const APP = "<order|inventory|points|relay:SERVICE>";
+const APP = "<order|inventory|points|relay:SERVICE>[#N]";
 const PARTITION = `<${PARTITION_KINDS.join("|")}>[:rabbit-N]`;
 const NODE = "<rabbit-N|leader:QUEUE>";
 
