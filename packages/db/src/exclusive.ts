@@ -1,7 +1,7 @@
 // One instance at a time for a periodic job (the archiver, reconciliation), however many instances share
-// the database: a session-level advisory lock, held on a connection of its own for the run. An instance
-// that finds the lock taken skips its turn, since the holder is doing that work; a holder that dies
-// loses the lock with its connection, so the next turn of any instance takes over.
+// the database: an advisory lock (pg_try_advisory_lock) held by a connection of its own for the run. An
+// instance that finds the lock taken skips its turn, since the holder is doing that work; a holder that
+// dies loses the lock with its connection, so the next turn of any instance takes over.
 import type pg from "pg";
 
 export type ExclusiveOutcome<T> = { ran: true; value: T } | { ran: false };

@@ -63,7 +63,7 @@ describe("pgExclusive", () => {
     const held = heldRun();
     const pid = new Promise<number>((resolve) => {
       void pgExclusive(instanceA)(name, async () => {
-        // The holder's own session: the lock lives and dies with it.
+        // The holder's own connection: the lock lives and dies with it.
         const r = await instanceB.query<{ pid: number }>(
           "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = hashtext($1)::oid AND granted",
           [name],

@@ -30,7 +30,7 @@ export function sqlDatabase(url: string, log: Logger, opts: { name: string; max:
   const transaction: RunTransaction<SqlTx> = (fn) => pgTransaction(pool, fn);
   // For the writes that are one statement (atomic without BEGIN/COMMIT).
   const autocommit = pgAutocommit(pool);
-  // One instance at a time for the service's periodic jobs (a session lock holds one connection per run).
+  // One instance at a time for the service's periodic jobs (the lock holds one connection per run).
   const exclusive = pgExclusive(pool);
   return { transaction, autocommit, exclusive, close: () => pool.end() };
 }
