@@ -16,20 +16,14 @@ import {
   stackLayout,
 } from "../src/index.ts";
 import { waitFor } from "../src/proc.ts";
+import { fakeStack } from "./fake-stack.ts";
 
 const FIXTURE = "infra/test/fixtures/variant-app.ts";
 const NAMES = ["order", "relay:order", "inventory", "relay:inventory", "points", "relay:points"];
 
 describe("an app variant, without a stack", () => {
   const layout = stackLayout({ stackDir: "/nonexistent", portOffset: 0 });
-  const secrets = {
-    postgresAdmin: "x",
-    databases: { order: "x", inventory: "x", points: "x" },
-    brokerAdmin: "x",
-    broker: { order: "x", inventory: "x", points: "x" },
-    erlangCookie: "x",
-  };
-  const fake = { layout, secrets, pg: { layout, secrets, binDir: "", isRoot: false } } as unknown as Stack;
+  const fake = fakeStack(layout);
 
   test("runs the entry given for an app, with the variant's env added to each app's own", () => {
     const apps = appDefinitions(fake, { env: { X: "1" }, entries: { "relay:points": FIXTURE } });

@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { parse } from "yaml";
 import { appDefinitions } from "../src/apps/definitions.ts";
-import { readDefinitions, repoRoot, type Stack, stackLayout } from "../src/index.ts";
+import { readDefinitions, repoRoot, stackLayout } from "../src/index.ts";
 import { POSTGRES_SETTINGS } from "../src/postgres.ts";
 import { RABBITMQ_SETTINGS } from "../src/rabbitmq.ts";
 import {
@@ -17,6 +17,7 @@ import {
   POSTGRES_ADMIN,
   SERVICE_NAMES,
 } from "../src/services.ts";
+import { fakeStack } from "./fake-stack.ts";
 
 type Service = {
   image?: string;
@@ -130,19 +131,7 @@ describe("docker-compose.yml agrees with the local stack", () => {
 });
 
 describe("docker-compose.yml runs the same application processes as the local supervisor", () => {
-  const secrets = {
-    postgresAdmin: "x",
-    databases: { order: "x", inventory: "x", points: "x" },
-    brokerAdmin: "x",
-    broker: { order: "x", inventory: "x", points: "x" },
-    erlangCookie: "x",
-  };
-  const fakeStack = {
-    layout,
-    secrets,
-    pg: { layout, secrets, binDir: "", isRoot: false },
-  } as unknown as Stack;
-  const apps = appDefinitions(fakeStack);
+  const apps = appDefinitions(fakeStack(layout));
   const gatewayConfig = fs.readFileSync(path.join(repoRoot, "infra/compose/gateway/haproxy.cfg"), "utf8");
 
   test.each(apps.map((a) => a.name))("%s", (name) => {

@@ -14,17 +14,11 @@ import {
   stackStatus,
 } from "../src/index.ts";
 import { waitFor } from "../src/proc.ts";
+import { fakeStack } from "./fake-stack.ts";
 
 describe("replicas, without a stack", () => {
   const layout = stackLayout({ stackDir: "/nonexistent", portOffset: 0 });
-  const secrets = {
-    postgresAdmin: "x",
-    databases: { order: "x", inventory: "x", points: "x" },
-    brokerAdmin: "x",
-    broker: { order: "x", inventory: "x", points: "x" },
-    erlangCookie: "x",
-  };
-  const fake = { layout, secrets, pg: { layout, secrets, binDir: "", isRoot: false } } as unknown as Stack;
+  const fake = fakeStack(layout);
 
   test("N of each app, the first under the app's own name, each on ports of its own", () => {
     const apps = appDefinitions(fake, {}, 2);
