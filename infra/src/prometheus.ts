@@ -28,15 +28,16 @@ export interface TargetGroup {
 const at = (port: number) => `127.0.0.1:${port}`;
 
 /**
- * The services' and relays' jobs, one group per instance. The instance's number is the label `replica`:
- * `instance` is Prometheus's own (the target's address).
+ * The services' and relays' jobs, one group per instance. With replicas, the instance's number is the
+ * label `replica` (`instance` is Prometheus's own, the target's address); with one of each, the labels
+ * are compose-targets/'s.
  */
 function appTargets(layout: Layout, replicas: number): Record<"service" | "relay", TargetGroup[]> {
   const groups = (ports: Layout["servicePorts"]) =>
     SERVICE_NAMES.flatMap((svc) =>
       Array.from({ length: replicas }, (_, i) => ({
         targets: [at(instancePort(ports[svc], i + 1))],
-        labels: { service: svc, replica: String(i + 1) },
+        labels: { service: svc, ...(replicas > 1 ? { replica: String(i + 1) } : {}) },
       })),
     );
   return { service: groups(layout.servicePorts), relay: groups(layout.relayMetricsPorts) };

@@ -46,7 +46,11 @@ describe("replicas, without a stack", () => {
     expect(order2?.env.INVENTORY_URL).toBe("http://127.0.0.1:3002,http://127.0.0.1:3012");
   });
 
-  test("Prometheus scrapes every instance, numbered by its own label", () => {
+  test("Prometheus scrapes every instance, numbered by its own label (none with one of each, as in compose)", () => {
+    expect(localTargets(layout).service?.[0]).toEqual({
+      targets: ["127.0.0.1:3001"],
+      labels: { service: "order" },
+    });
     const t = localTargets(layout, 2);
     expect(t.service?.filter((g) => g.labels?.service === "order")).toEqual([
       { targets: ["127.0.0.1:3001"], labels: { service: "order", replica: "1" } },
