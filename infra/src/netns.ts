@@ -119,10 +119,20 @@ export async function removeBrokerNetwork(layout: Layout): Promise<void> {
     for (const pid of pids) await waitForExit(pid, 5_000);
     await ip(`delete namespace ${n.netns.name}`, ["netns", "delete", n.netns.name]);
   }
-  for (const n of namespacedNodes(layout))
-    if (await linkExists(n.netns.hostLink)) await ip("delete link", ["link", "delete", n.netns.hostLink]);
+  for (const n of namespacedNodes(layout)) await deleteLinkIfThere(n.netns.hostLink);
   if (await linkExists(net.bridge)) await ip("delete the bridge", ["link", "delete", net.bridge]);
   fs.rmSync(net.inetrcFile, { force: true });
+}
+
+/**
+ * The kernel takes a deleted namespace's veth pair down in the background, so a host end seen a moment
+ * ago may be gone by the time it is deleted: that is the outcome wanted, not an error.
+ */
+async function deleteLinkIfThere(link: string): Promise<void> {
+  if (!(await linkExists(link))) return;
+  const r = await run("ip", ["link", "delete", link], { timeoutMs: 15_000 });
+  if (r.code !== 0 && (await linkExists(link)))
+    throw new Error(`delete link ${link} failed (exit ${r.code}): ${r.stderr.trim()}`);
 }
 
 /** The command line that runs `cmd` inside node n's namespace (as is, without one). */
