@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The Docker user's path, end to end, as CI runs it: the compose stack booted (engine and images
 # included, built from Debian packages where they cannot be pulled), an order carried through the saga,
-# a broker container SIGKILLed under load with the audit's verdict, the orders still there after a
-# `down` and an `up`, two order containers behind the gateway (one of them killed), then everything
-# removed with its volumes and the engine stopped.
+# a broker container SIGKILLed under load with the audit's verdict, a partition between broker nodes,
+# the orders still there after a `down` and an `up`, two order containers behind the gateway (one of
+# them killed), then everything removed with its volumes and the engine stopped.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 
@@ -20,6 +20,12 @@ pnpm --silent compose saga --record "$orders"
 # kill -9 of the container leading a work queue under 100 orders/s, restarted later; the audit must
 # find nothing lost and nothing applied twice (the command exits 1 otherwise).
 pnpm --silent fault leader-loss --target compose
+# One broker node cut off from the other two for 20 s (blackhole routes in the node containers'
+# namespaces, written by the control service), then healed: nothing lost, every confirmed message of the
+# broker probe delivered, the broker whole again. At 30 orders/s: the compose stack's health checks and
+# the lab share two cores, and the verdict's 99% of 2xx during the cut needs room to answer in (at 50/s
+# one run read 98.22%, three requests dropped at the load's in-flight cap as the cut began).
+pnpm --silent fault partition-isolate --target compose --rate 30
 pnpm --silent compose saga --record "$orders"
 
 pnpm --silent compose down

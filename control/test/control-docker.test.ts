@@ -135,6 +135,46 @@ describe("docker fault controller", () => {
     expect((await rejection(faults.apply({ action: "connect", target: "inventory" }))).status).toBe(409);
   });
 
+  it("partition isolate-node:rabbit-2 blackholes rabbit-2 and its peers both ways; heal-partition removes only those routes", async () => {
+    const [n1, n2, n3] = ["rabbitmq-1", "rabbitmq-2", "rabbitmq-3"].map((s) => engine.byService(s));
+    if (!n1 || !n2 || !n3) throw new Error("no broker containers");
+    n1.blackholes.add("192.0.2.9"); // a route of its own, which the heal must leave alone
+    const fault = await faults.apply({ action: "partition", target: "isolate-node:rabbit-2" });
+    expect(fault.detail).toMatchObject({
+      focus: "rabbit-2",
+      reaches: { "rabbit-1": ["rabbit-3"], "rabbit-2": [], "rabbit-3": ["rabbit-1"] },
+    });
+    expect([...n2.blackholes].sort()).toEqual([n1.ip, n3.ip].sort());
+    expect([...n1.blackholes].sort()).toEqual(["192.0.2.9", n2.ip].sort());
+    expect([...n3.blackholes]).toEqual([n2.ip]);
+    // Every helper container is removed afterwards.
+    const created = engine.calls.filter((c) => c === "POST /containers/create").length;
+    expect(engine.calls.filter((c) => /^DELETE \/containers\/h\d+/.test(c))).toHaveLength(created);
+
+    expect((await rejection(faults.apply({ action: "partition", target: "halves" }))).status).toBe(409);
+    await faults.apply({ action: "heal-partition" });
+    expect([...n1.blackholes]).toEqual(["192.0.2.9"]);
+    expect(n2.blackholes.size + n3.blackholes.size).toBe(0);
+    expect((await rejection(faults.apply({ action: "heal-partition" }))).status).toBe(409);
+    expect((await rejection(faults.apply({ action: "partition", target: "everything" }))).status).toBe(400);
+    expect(
+      (await rejection(faults.apply({ action: "partition", target: "majorities-ring:rabbit-1" }))).status,
+    ).toBe(400);
+  });
+
+  it("a timed partition heals itself after its duration", async () => {
+    const n1 = engine.byService("rabbitmq-1");
+    await faults.apply({ action: "partition", target: "bridge:rabbit-1", durationS: 1 });
+    expect(engine.byService("rabbitmq-2").blackholes.size).toBe(1);
+    expect(n1.blackholes.size).toBe(0); // the bridge still reaches both sides
+    const deadline = Date.now() + 10_000;
+    while (engine.byService("rabbitmq-2").blackholes.size > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(
+      engine.byService("rabbitmq-2").blackholes.size + engine.byService("rabbitmq-3").blackholes.size,
+    ).toBe(0);
+  });
+
   it("stop-broker stops the three nodes and start-broker starts them", async () => {
     await faults.apply({ action: "stop-broker" });
     const nodes = ["rabbitmq-1", "rabbitmq-2", "rabbitmq-3"].map((s) => engine.byService(s));

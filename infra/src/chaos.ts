@@ -5,11 +5,11 @@ import { killApp, startApp, stopApp } from "./apps/control.ts";
 import { openStack, type Stack } from "./open-stack.ts";
 import {
   applyCuts,
-  type Cut,
-  describeCuts,
+  cutText,
   healCuts,
   type PartitionKind,
   partitionCuts,
+  partitionDetail,
 } from "./partitions.ts";
 import { restartPostgres } from "./postgres.ts";
 import {
@@ -112,8 +112,6 @@ async function partitionFocus(s: Stack, kind: PartitionKind, selector: string | 
   return nodes[Math.floor(Math.random() * nodes.length)]?.index ?? 1;
 }
 
-const cutText = (c: Cut) => `rabbit-${c.from} -/-> rabbit-${c.to}`;
-
 /** Cuts the links of a partition between the broker nodes (needs `up --netns`; partitions.ts). */
 export const partitionBroker = (kind: PartitionKind, selector?: string, s: Stack = openStack()) =>
   timed("partition", selector ? `${kind}:${selector}` : kind, async () => {
@@ -121,12 +119,7 @@ export const partitionBroker = (kind: PartitionKind, selector?: string, s: Stack
     const focus = await partitionFocus(s, kind, selector);
     const cuts = partitionCuts(kind, nodes, focus);
     await applyCuts(s.layout, cuts);
-    return {
-      kind,
-      ...(kind === "majorities-ring" ? {} : { focus: `rabbit-${focus}` }),
-      cuts: cuts.map(cutText),
-      reaches: describeCuts(cuts, nodes),
-    };
+    return partitionDetail(kind, nodes, focus, cuts);
   });
 
 /** Restores every link a partition cut. */

@@ -3,6 +3,7 @@
 export { alertmanagerUrl } from "./alertmanager.ts";
 export {
   type AppStatus,
+  appNames,
   appsStatus,
   appsVariantInUse,
   holdApps,
@@ -24,10 +25,12 @@ export { openStack, type Stack } from "./open-stack.ts";
 export {
   type Cut,
   currentCuts,
+  cutText,
   describeCuts,
   PARTITION_KINDS,
   type PartitionKind,
   partitionCuts,
+  partitionDetail,
 } from "./partitions.ts";
 export { adminUrl, POSTGRES_SETTINGS, serviceUrl } from "./postgres.ts";
 export { isAlive, waitFor } from "./proc.ts";

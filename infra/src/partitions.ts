@@ -48,6 +48,19 @@ export function partitionCuts(kind: PartitionKind, nodes: number[], focus: numbe
   }
 }
 
+/** One cut as a fault's detail and the docs write it. */
+export const cutText = (c: Cut): string => `rabbit-${c.from} -/-> rabbit-${c.to}`;
+
+/** What a partition fault reports, on the local stack and on compose alike. */
+export function partitionDetail(kind: PartitionKind, nodes: number[], focus: number, cuts: Cut[]) {
+  return {
+    kind,
+    ...(kind === "majorities-ring" ? {} : { focus: `rabbit-${focus}` }),
+    cuts: cuts.map(cutText),
+    reaches: describeCuts(cuts, nodes),
+  };
+}
+
 /** Which nodes each node still reaches, by its short name: for a fault's detail and the docs. */
 export function describeCuts(cuts: Cut[], nodes: number[]): Record<string, string[]> {
   return Object.fromEntries(

@@ -79,6 +79,7 @@ const IMAGE_VARIABLES: Record<string, { documented: string[]; byEntrypoint: stri
     redis: { documented: [], byEntrypoint: [], byServer: [] },
     haproxy: { documented: [], byEntrypoint: [], byServer: [] },
     bash: { documented: [], byEntrypoint: [], byServer: [] },
+    busybox: { documented: [], byEntrypoint: [], byServer: [] },
   };
 
 /** The text of the repository's files a service mounts, and of its health check and command. */

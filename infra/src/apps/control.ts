@@ -163,8 +163,8 @@ export async function restartAppsWith(
 
 /** What runs, one name per app ("order", "relay:order", ...): what a variant's entries are keyed by. */
 const appKinds = (s: Stack): string[] => [...new Set(appDefinitions(s).map((a) => a.app))];
-/** Every running instance's name. */
-const appNames = (s: Stack): string[] => appDefinitions(s, {}, replicasInUse(s)).map((a) => a.name);
+/** Every running instance's name: order, order#2, ... with `stack up --replicas N`. */
+export const appNames = (s: Stack): string[] => appDefinitions(s, {}, replicasInUse(s)).map((a) => a.name);
 
 function known(s: Stack, name: string): void {
   if (!appNames(s).includes(name)) throw new Error(`unknown app "${name}"; apps: ${appNames(s).join(", ")}`);

@@ -19,7 +19,7 @@ export interface LocalImage {
   folder: string;
 }
 
-/** Debian trixie's servers: PostgreSQL 17, Redis 8.0, RabbitMQ 4.0, HAProxy 3.0, bash 5.2. */
+/** Debian trixie's servers and tools: PostgreSQL 17, Redis 8.0, RabbitMQ 4.0, HAProxy 3.0, bash 5.2, BusyBox 1.37. */
 export const LOCAL_IMAGES: LocalImage[] = [
   {
     official: "postgres",
@@ -41,6 +41,12 @@ export const LOCAL_IMAGES: LocalImage[] = [
     folder: "haproxy",
   },
   { official: "bash", image: "orderflow-local/bash:5-trixie", release: "trixie", folder: "bash" },
+  {
+    official: "busybox",
+    image: "orderflow-local/busybox:1.37-trixie",
+    release: "trixie",
+    folder: "busybox",
+  },
 ];
 
 /** "rabbitmq:4.3.6-management" -> "rabbitmq"; "quay.io/x/y:1" -> "quay.io/x/y". */

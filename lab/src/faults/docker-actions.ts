@@ -2,10 +2,18 @@
 // project's containers through the Docker Engine API instead of to local processes. Same interface as
 // the local stack's createFaultController (book.ts), same 400/409 rules (the live state a conflict is
 // judged on comes from container inspect), same holds and timed undo.
-import { timed } from "@orderflow/infra";
+import {
+  cutText,
+  PARTITION_KINDS,
+  type PartitionKind,
+  partitionCuts,
+  partitionDetail,
+  timed,
+} from "@orderflow/infra";
 import { type BookAction, createFaultBook, type FaultController, FaultRequestError } from "./book.ts";
 import type { DockerEngine } from "./docker-engine.ts";
 import { type ComposeTargets, composeTargets } from "./docker-targets.ts";
+import { parsePartitionTarget } from "./partition-target.ts";
 
 /** An action of this controller: checks its target (400) and the containers' state (409), then runs. */
 export interface DockerFaultAction extends BookAction {
@@ -40,6 +48,18 @@ export function createDockerFaultController(deps: DockerFaultDeps): FaultControl
 const conflict = (message: string) => new FaultRequestError(409, message);
 const APP = "<order|inventory|points|relay:SERVICE>";
 const NODE = "<rabbit-N|leader:QUEUE>";
+const PARTITION = `<${PARTITION_KINDS.join("|")}>[:rabbit-N]`;
+
+/** A partition target with its node, if it names one, resolved to a node index (rabbitmq-N is N). */
+async function partitionTarget(
+  t: ComposeTargets,
+  target: string,
+): Promise<{ kind: PartitionKind; node: number | undefined }> {
+  const { kind, node } = parsePartitionTarget(target);
+  const index =
+    node === undefined ? undefined : Number((await t.node(node, false)).node.slice("rabbit-".length));
+  return { kind, node: index };
+}
 
 /** The actions of `pnpm stack chaos` on compose containers; the state checks read container inspect. */
 export function dockerFaultActions(t: ComposeTargets): Record<string, DockerFaultAction> {
@@ -55,6 +75,8 @@ export function dockerFaultActions(t: ComposeTargets): Record<string, DockerFaul
     timed("connect", name, async () => ({ container: (await t.connect(service)).name }));
   const startApp = (name: string, service: string) =>
     timed("start", name, async () => ({ container: (await t.start(service)).name }));
+  const healPartition = () =>
+    timed("heal-partition", "rabbitmq", async () => ({ healed: (await t.partitions.heal()).map(cutText) }));
 
   return {
     kill: {
@@ -194,6 +216,43 @@ export function dockerFaultActions(t: ComposeTargets): Record<string, DockerFaul
         const down = await t.brokerServices(false);
         if (down.length === 0) throw conflict("every broker node is running");
         return { holds: t.allBrokerServices, run: () => startBroker(down) };
+      },
+    },
+    partition: {
+      usage: `partition ${PARTITION}
+                                       cut links between broker nodes, both ways (majorities-ring:
+                                       each node stops sending to the next); halves cuts off the node
+                                       leading the most queues`,
+      target: PARTITION,
+      undoable: true,
+      prepare: async (target) => {
+        const { kind, node } = await partitionTarget(t, target);
+        if ((await t.partitions.current()).length > 0)
+          throw conflict("the broker is already partitioned; heal-partition first");
+        return {
+          holds: t.allBrokerServices,
+          run: () =>
+            timed("partition", target, async () => {
+              const nodes = t.allBrokerServices.map((_, i) => i + 1);
+              const focus =
+                node ??
+                (kind === "halves"
+                  ? await t.busiestLeader()
+                  : (nodes[Math.floor(Math.random() * nodes.length)] ?? 1));
+              const cuts = partitionCuts(kind, nodes, focus);
+              await t.partitions.apply(cuts);
+              return partitionDetail(kind, nodes, focus, cuts);
+            }),
+          undo: () => healPartition(),
+        };
+      },
+    },
+    "heal-partition": {
+      usage: "heal-partition                       restore every link a partition cut",
+      undoable: false,
+      prepare: async () => {
+        if ((await t.partitions.current()).length === 0) throw conflict("no link between nodes is cut");
+        return { holds: t.allBrokerServices, run: () => healPartition() };
       },
     },
     "stop-redis": {

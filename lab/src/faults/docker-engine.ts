@@ -19,6 +19,15 @@ export interface ContainerSummary {
   service: string;
   /** Docker's state: created, running, paused, restarting, removing, exited or dead. */
   state: string;
+  /** The image it was created from, as configured (the override's local image where one stands in). */
+  image: string;
+}
+
+/** What a command run in a throwaway container returned. */
+export interface HelperRun {
+  exitCode: number;
+  /** Its stdout and stderr, interleaved as written. */
+  output: string;
 }
 
 export interface ContainerState {
@@ -45,12 +54,19 @@ export interface DockerEngine {
   disconnect(networkId: string, id: string): Promise<void>;
   /** Attaches it again, under the same aliases (compose's service name resolves to it again). */
   connect(networkId: string, id: string, aliases: string[]): Promise<void>;
+  /**
+   * Runs `cmd` in a throwaway container of `image` that shares the network namespace of container `id`,
+   * with NET_ADMIN (its routes and firewall, not its processes or files), and removes it afterwards.
+   */
+  runInNetworkOf(id: string, image: string, cmd: string[]): Promise<HelperRun>;
 }
 
 export interface ContainerNetwork {
   id: string;
   name: string;
   aliases: string[];
+  /** Its IPv4 address on that network ("" when it has none). */
+  ip: string;
 }
 
 /** The engine answered with an error status; `message` is its own explanation. */
@@ -66,6 +82,7 @@ export class DockerApiError extends Error {
 interface RawResponse {
   status: number;
   body: string;
+  raw: Buffer;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -74,7 +91,7 @@ export function createDockerEngine(opts: DockerEngineOptions): DockerEngine {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   const request = (
-    method: "GET" | "POST",
+    method: "GET" | "POST" | "DELETE",
     path: string,
     boundMs = timeoutMs,
     body?: unknown,
@@ -86,9 +103,10 @@ export function createDockerEngine(opts: DockerEngineOptions): DockerEngine {
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () =>
-            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
-          );
+          res.on("end", () => {
+            const raw = Buffer.concat(chunks);
+            resolve({ status: res.statusCode ?? 0, body: raw.toString("utf8"), raw });
+          });
           res.on("error", reject);
         },
       );
@@ -101,7 +119,7 @@ export function createDockerEngine(opts: DockerEngineOptions): DockerEngine {
 
   /** Only the listed statuses are answers; anything else becomes a DockerApiError with the engine's message. */
   async function call(
-    method: "GET" | "POST",
+    method: "GET" | "POST" | "DELETE",
     path: string,
     ok: number[],
     boundMs?: number,
@@ -127,6 +145,7 @@ export function createDockerEngine(opts: DockerEngineOptions): DockerEngine {
         name: (c.Names?.[0] ?? c.Id).replace(/^\//, ""),
         service: c.Labels?.["com.docker.compose.service"] ?? "",
         state: c.State ?? "unknown",
+        image: c.Image ?? "",
       }));
     },
     async inspect(id) {
@@ -161,6 +180,7 @@ export function createDockerEngine(opts: DockerEngineOptions): DockerEngine {
         id: n.NetworkID ?? name,
         name,
         aliases: n.Aliases ?? [],
+        ip: n.IPAddress ?? "",
       }));
     },
     async disconnect(networkId, id) {
@@ -171,18 +191,58 @@ export function createDockerEngine(opts: DockerEngineOptions): DockerEngine {
       const path = `/networks/${encodeURIComponent(networkId)}/connect`;
       await call("POST", path, [200], undefined, { Container: id, EndpointConfig: { Aliases: aliases } });
     },
+    async runInNetworkOf(id, image, cmd) {
+      const created = await call("POST", "/containers/create", [201], undefined, {
+        Image: image,
+        Cmd: cmd,
+        Labels: { "dev.orderflow.fault-helper": "network" },
+        HostConfig: { NetworkMode: `container:${id}`, CapAdd: ["NET_ADMIN"] },
+      }).catch((e: unknown) => {
+        if (e instanceof DockerApiError && e.status === 404)
+          throw new DockerApiError(404, `${e.message} (\`docker compose up\` pulls the network-tools image)`);
+        throw e;
+      });
+      const helper = (JSON.parse(created.body) as { Id: string }).Id;
+      try {
+        await call("POST", containerPath(helper, "start"), [204]);
+        const waited = await call("POST", containerPath(helper, "wait"), [200]);
+        const exitCode = (JSON.parse(waited.body) as { StatusCode?: number }).StatusCode ?? -1;
+        const logs = await call("GET", `${containerPath(helper, "logs")}?stdout=1&stderr=1`, [200]);
+        return { exitCode, output: demultiplex(logs.raw) };
+      } finally {
+        await call("DELETE", `/containers/${encodeURIComponent(helper)}?force=1`, [204, 404]).catch(() => {});
+      }
+    },
   };
+}
+
+/**
+ * A container without a TTY sends its logs as frames: one byte for the stream, three zero bytes, a
+ * big-endian 32-bit length, then that many bytes. The streams are joined in the order written.
+ */
+export function demultiplex(raw: Buffer): string {
+  const parts: Buffer[] = [];
+  let at = 0;
+  while (at + 8 <= raw.length) {
+    const size = raw.readUInt32BE(at + 4);
+    parts.push(raw.subarray(at + 8, at + 8 + size));
+    at += 8 + size;
+  }
+  return Buffer.concat(parts).toString("utf8");
 }
 
 interface RawContainer {
   Id: string;
   Names?: string[];
   State?: string;
+  Image?: string;
   Labels?: Record<string, string>;
 }
 
 interface RawInspect {
-  NetworkSettings?: { Networks?: Record<string, { NetworkID?: string; Aliases?: string[] | null }> };
+  NetworkSettings?: {
+    Networks?: Record<string, { NetworkID?: string; Aliases?: string[] | null; IPAddress?: string }>;
+  };
 }
 
 interface RawState {

@@ -66,7 +66,14 @@ export interface QueueDepth {
   name: string;
   messages: number;
   consumers: number;
+  /** The node index of its leader (rabbit@rabbitmq-N), when the management API reports one. */
+  leader: number | undefined;
 }
+
+const nodeIndex = (node: string | undefined): number | undefined => {
+  const m = /@rabbitmq-(\d+)$/.exec(node ?? "");
+  return m ? Number(m[1]) : undefined;
+};
 
 /** The queues of the vhost with their depth and consumer count, from the first node that answers. */
 export function createQueueLister(urls: string[], timeoutMs = 1_500): () => Promise<QueueDepth[]> {
@@ -80,8 +87,19 @@ export function createQueueLister(urls: string[], timeoutMs = 1_500): () => Prom
           signal: AbortSignal.timeout(timeoutMs),
         });
         if (!res.ok) throw new Error(`${e.base}: HTTP ${res.status}`);
-        const qs = (await res.json()) as { name: string; messages?: number; consumers?: number }[];
-        return qs.map((q) => ({ name: q.name, messages: q.messages ?? 0, consumers: q.consumers ?? 0 }));
+        const qs = (await res.json()) as {
+          name: string;
+          messages?: number;
+          consumers?: number;
+          leader?: string;
+          node?: string;
+        }[];
+        return qs.map((q) => ({
+          name: q.name,
+          messages: q.messages ?? 0,
+          consumers: q.consumers ?? 0,
+          leader: nodeIndex(q.leader ?? q.node),
+        }));
       } catch (err) {
         last = err;
       }

@@ -2,7 +2,8 @@
 // service's one container looked up by its compose labels and driven through the engine.
 import { FaultRequestError } from "./book.ts";
 import type { ContainerNetwork, ContainerSummary, DockerEngine } from "./docker-engine.ts";
-import { createLeaderLookup } from "./docker-management.ts";
+import { createLeaderLookup, createQueueLister } from "./docker-management.ts";
+import { type ComposePartitions, composePartitions } from "./docker-partitions.ts";
 
 export interface ComposeTargetsDeps {
   engine: DockerEngine;
@@ -34,6 +35,10 @@ export interface ComposeTargets {
   /** The broker nodes' services that run (true) or do not (false) now. */
   brokerServices(running: boolean): Promise<string[]>;
   allBrokerServices: string[];
+  /** Cuts between the broker nodes (docker-partitions.ts). */
+  partitions: ComposePartitions;
+  /** The node (1..3) leading the most queues, from the management API. */
+  busiestLeader(): Promise<number>;
 }
 
 const APPS: Record<string, string> = {
@@ -61,6 +66,7 @@ export function composeTargets(deps: ComposeTargetsDeps): ComposeTargets {
   const readyTimeoutMs = deps.readyTimeoutMs ?? 180_000;
   const readyPollMs = deps.readyPollMs ?? 1_000;
   const leaderOf = createLeaderLookup(deps.managementUrls);
+  const listQueues = createQueueLister(deps.managementUrls, 5_000);
 
   async function container(service: string): Promise<ContainerSummary> {
     const c = (await engine.listContainers(project, service))[0];
@@ -156,5 +162,11 @@ export function composeTargets(deps: ComposeTargetsDeps): ComposeTargets {
       return BROKER_SERVICES.filter((_, i) => states[i] === wanted);
     },
     allBrokerServices: BROKER_SERVICES,
+    partitions: composePartitions({ engine, project, brokerServices: BROKER_SERVICES }),
+    async busiestLeader() {
+      const counts = new Map<number, number>();
+      for (const q of await listQueues()) if (q.leader) counts.set(q.leader, (counts.get(q.leader) ?? 0) + 1);
+      return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 1;
+    },
   };
 }

@@ -4,7 +4,7 @@
 
 import type { BrokerNodeLayout, Stack } from "@orderflow/infra";
 import {
-  appDefinitions,
+  appNames,
   type ChaosEvent,
   currentCuts,
   healBrokerPartition,
@@ -20,7 +20,6 @@ import {
   readHeld,
   readState,
   redisPid,
-  replicasInUse,
   restartPostgresServer,
   startApplication,
   startBrokerNode,
@@ -31,6 +30,7 @@ import {
   stopRedisServer,
   stopWholeBroker,
 } from "@orderflow/infra";
+import { parsePartitionTarget } from "./partition-target.ts";
 import { badRequest, conflict, type FaultActionShape } from "./request.ts";
 
 /** An action checked against the live state and ready to run. */
@@ -77,8 +77,7 @@ async function resolveTarget(s: Stack, selector: string): Promise<BrokerNodeLayo
 }
 
 function appName(s: Stack, name: string): string {
-  // Every instance that runs: order, order#2, ... with `stack up --replicas N`.
-  const names = appDefinitions(s, {}, replicasInUse(s)).map((a) => a.name);
+  const names = appNames(s);
   if (!names.includes(name)) throw badRequest(`unknown app "${name}"; apps: ${names.join(", ")}`);
   return name;
 }
@@ -86,14 +85,10 @@ function appName(s: Stack, name: string): string {
 const held = (s: Stack, name: string) => readHeld(s.layout).includes(name);
 const allNodes = (s: Stack) => s.layout.rabbitmq.nodes.map((n) => n.name);
 
-/** "halves", "isolate-node:rabbit-2"...: a partition kind and, optionally, the node it singles out. */
+/** A partition target with its node, if it names one, resolved to this stack's node name. */
 function partitionTarget(s: Stack, target: string): { kind: PartitionKind; node?: string } {
-  const [kind, node] = target.split(":", 2) as [string, string | undefined];
-  if (!(PARTITION_KINDS as readonly string[]).includes(kind))
-    throw badRequest(`unknown partition "${kind}"; partitions: ${PARTITION_KINDS.join(", ")}`);
-  if (node !== undefined && kind === "majorities-ring")
-    throw badRequest("majorities-ring singles out no node");
-  return { kind: kind as PartitionKind, ...(node !== undefined ? { node: nodeByName(s, node).name } : {}) };
+  const { kind, node } = parsePartitionTarget(target);
+  return { kind, ...(node !== undefined ? { node: nodeByName(s, node).name } : {}) };
 }
 
 async function requireNamespaces(s: Stack): Promise<void> {

@@ -1,7 +1,7 @@
 // Partitions between the broker nodes under load, after the nemeses of RabbitMQ's Jepsen suite: the
 // links between nodes cut (infra's partitions.ts) for 20 s, then healed. Beside the saga's audit, a broker
 // probe publishes with confirms into a quorum queue of its own and drains it: every confirmed message
-// must come out. Needs the local stack with its nodes in namespaces (`pnpm stack up --netns`).
+// must come out. Runs on compose, and on the local stack with its nodes in namespaces (`pnpm stack up --netns`).
 // Numbers: scenarios/partition-*.json.
 import {
   type DefinedScenario,
@@ -113,8 +113,8 @@ function partitionScenario(name: DefinedScenario): Scenario {
     name: def.name,
     kind: "normal",
     ...scenarioNumbers(def),
-    needs: (s) => (s.layout.rabbitmq.network ? undefined : NEEDS_NETNS),
-    localOnly: "it cuts links between the namespaces the local stack makes with --netns",
+    // Compose's nodes have namespaces of their own; the local stack's only with --netns.
+    needs: (s, run) => (run.target === "compose" || s.layout.rabbitmq.network ? undefined : NEEDS_NETNS),
     fault: (ctx) => partitionFault(ctx, name),
     expect: expectPartition,
     broker: brokerFigures,
