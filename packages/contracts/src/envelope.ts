@@ -8,6 +8,9 @@ export const HEADERS = {
   traceparent: "traceparent",
   /** The order (or other aggregate) a message is about: consumers keep each one's messages in order. */
   aggregateId: "x-aggregate-id",
+  /** An ordered stream's key ("aggregate-type:aggregate-id") and the message's place in it, from 1. */
+  orderingKey: "x-ordering-key",
+  sequence: "x-sequence",
 } as const;
 
 export const CONTENT_TYPE = "application/json";

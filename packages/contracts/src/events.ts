@@ -70,6 +70,17 @@ export const inventoryRejectedV1 = z.strictObject({
 
 export const inventoryReleasedV1 = z.strictObject({ orderId: id });
 
+/**
+ * A SKU's level after a change (a reservation batch, a release, a restock): the whole level, not the
+ * difference, so a reader keeps it by overwriting. An ordered stream per SKU: applied out of order, an
+ * older level would overwrite a newer one.
+ */
+export const inventoryStockChangedV1 = z.strictObject({
+  sku: id,
+  available: z.number().int().min(0),
+  reserved: z.number().int().min(0),
+});
+
 export const pointsGrantedV1 = z.strictObject({
   orderId: id,
   customerId: id,

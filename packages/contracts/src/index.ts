@@ -7,6 +7,7 @@ export {
   type EventPayload,
   type EventType,
   isEventType,
+  orderedByAggregate,
 } from "./registry.ts";
 export { doneOnConfirm, publishedBy, REPLIES } from "./replies.ts";
 export { grantableReservation, pointsFor } from "./rules.ts";

@@ -6,6 +6,7 @@ import {
   inventoryReleasedV1,
   inventoryReservedV1,
   inventoryReservedV2,
+  inventoryStockChangedV1,
   orderCancelledV1,
   orderConfirmedV1,
   orderCreatedV1,
@@ -20,6 +21,7 @@ export const contracts = {
   "inventory.reserved": { current: 2, versions: { 1: inventoryReservedV1, 2: inventoryReservedV2 } },
   "inventory.rejected": { current: 1, versions: { 1: inventoryRejectedV1 } },
   "inventory.released": { current: 1, versions: { 1: inventoryReleasedV1 } },
+  "inventory.stock-changed": { current: 1, versions: { 1: inventoryStockChangedV1 }, ordered: true },
   "points.granted": { current: 1, versions: { 1: pointsGrantedV1 } },
   "points.reversed": { current: 1, versions: { 1: pointsReversedV1 } },
 } as const;
@@ -35,4 +37,14 @@ export const isEventType = (t: string): t is EventType => Object.hasOwn(contract
 
 export function currentVersion(type: EventType): number {
   return contracts[type].current;
+}
+
+/**
+ * True when the type is an ordered stream: an entry above with `ordered: true`. Its events are applied in
+ * the order their outbox rows were written, per aggregate (the outbox gives each a sequence number per
+ * aggregate, and publishes an aggregate's rows one after another).
+ */
+export function orderedByAggregate(type: EventType): boolean {
+  const entry = contracts[type];
+  return "ordered" in entry && entry.ordered === true;
 }

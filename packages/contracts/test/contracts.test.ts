@@ -11,12 +11,13 @@ const buildOrderCreated = (overrides: Record<string, unknown> = {}) => ({
 });
 
 describe("event contracts", () => {
-  it("lists the eight saga events", () => {
+  it("lists the eight saga events and the stock stream", () => {
     expect(EVENT_TYPES.sort()).toEqual(
       [
         "inventory.rejected",
         "inventory.released",
         "inventory.reserved",
+        "inventory.stock-changed",
         "order.cancelled",
         "order.confirmed",
         "order.created",

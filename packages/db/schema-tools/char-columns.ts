@@ -9,6 +9,7 @@ import {
   type SqlMigrationAwareDriverAdapterFactory,
 } from "@prisma/driver-adapter-utils";
 import pg from "pg";
+import { onEachConnection } from "./each-connection.ts";
 
 const PG_CHAR_OID = 18;
 const CHAR_COLUMNS = Symbol("charColumns");
@@ -54,13 +55,5 @@ function reportCharColumns(adapter: SqlDriverAdapter): SqlDriverAdapter {
 export function withCharColumns(
   factory: SqlMigrationAwareDriverAdapterFactory,
 ): SqlMigrationAwareDriverAdapterFactory {
-  return new Proxy(factory, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (prop === "connect" || prop === "connectToShadowDb") {
-        return async () => reportCharColumns(await value.call(target));
-      }
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  return onEachConnection(factory, reportCharColumns);
 }

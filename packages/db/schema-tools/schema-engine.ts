@@ -7,6 +7,7 @@ import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
 import { CharMarkingPool, withCharColumns } from "./char-columns.ts";
+import { withWholeScripts } from "./whole-scripts.ts";
 
 export interface MigrationList {
   baseDir: string;
@@ -145,7 +146,7 @@ export async function openPrismaEngine(connectionString: string): Promise<OpenEn
     password: decodeURIComponent(u.password),
     database: decodeURIComponent(u.pathname.slice(1)),
   });
-  const adapter = bindMigrationAwareSqlAdapterFactory(withCharColumns(new PrismaPg(pool)));
+  const adapter = bindMigrationAwareSqlAdapterFactory(withWholeScripts(withCharColumns(new PrismaPg(pool))));
   const engine = await bg.SchemaEngine.new({ datamodels: undefined }, () => {}, adapter);
   // Methods, not properties, on the wasm object: bind each one used through the wrapper.
   return {

@@ -24,6 +24,7 @@ import {
 import type { Inbox, InboxEntry } from "./inbox.ts";
 import { aggregateOf } from "./intake.ts";
 import type { Delivery } from "./settle.ts";
+import { takeTurn } from "./turn.ts";
 
 /** One delivery of the batch and its span. */
 type Entry = { d: Delivery; span: ConsumerSpan };
@@ -59,8 +60,13 @@ async function applyTogether<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, items: It
     const out: Done[] = new Array(items.length);
     const fresh: number[] = [];
     for (const [n, item] of items.entries()) {
-      if (first[n]) {
+      // Turns are taken in delivery order; an early one throws, and the split applies each alone.
+      if (first[n] && (await takeTurn(deps.inbox, tx, deps.consumerName, item.ev))) {
         fresh.push(n);
+        continue;
+      }
+      if (first[n]) {
+        out[n] = { ok: true, dup: true, appliedHash: null };
         continue;
       }
       const prior = await deps.inbox.recorded(tx, deps.consumerName, item.key);

@@ -60,7 +60,10 @@ export type Outcome =
       /** The attempt number the copy carries; not increased for an infrastructure failure. */
       attempt: number;
       error: string;
-      /** The failure came before the handler ran (database unavailable): the attempt was not spent. */
+      /**
+       * The attempt was not spent: the failure came before the handler ran (database unavailable), or an
+       * ordered message waits for its turn.
+       */
       infrastructure: boolean;
     }
   | { kind: "parked"; messageId: string | undefined; reason: ParkReason; detail: string }
@@ -110,6 +113,12 @@ export interface ConsumerOptions<Tx extends SqlTx = SqlTx> {
   retrySchedule?: readonly RetryTier[];
   /** Which handler errors are worth a retry. Default: all but PoisonMessageError. */
   isTransient?: (e: unknown) => boolean;
+  /**
+   * How long an ordered message (x-sequence) that arrived before the one it follows waits for it, cycling
+   * through the first retry tier, before it is parked as `sequence-gap`. Default 120000: longer than a
+   * message's whole retry schedule, so a predecessor that is only being retried is waited for.
+   */
+  sequenceGapWaitMs?: number;
   /** Wait after a lost channel before re-subscribing on a live connection. Default 1500. */
   resubscribeDelayMs?: number;
   /** Interval of the silent-channel watchdog (0 = off). Default 15000. */
@@ -163,6 +172,8 @@ export interface RetryPlan {
   attempt: number;
   error: string;
   infrastructure: boolean;
+  /** Headers the copy carries besides the original's (an ordered message's wait: turn.ts). */
+  headers?: Record<string, unknown>;
 }
 
 export interface Settle {

@@ -99,6 +99,7 @@ function deliveryDeps<Tx extends SqlTx>(
     inbox: opts.inbox ?? sqlInbox,
     schedule: own.schedule,
     isTransient: opts.isTransient ?? ((e: unknown) => !(e instanceof PoisonMessageError)),
+    sequenceGapWaitMs: opts.sequenceGapWaitMs ?? 120_000,
     settle: (opts.settle ?? ((s) => s))(settle),
     log: own.log,
     report,

@@ -12,6 +12,7 @@ import { type InboundEvent, readInbound } from "./inbound.ts";
 import type { Inbox } from "./inbox.ts";
 import type { Delivery, Settle } from "./settle.ts";
 import { EXCHANGES, type RetryTier } from "./topology.ts";
+import { OutOfTurn, takeTurn, waitForTurn } from "./turn.ts";
 
 export interface DeliveryDeps<Tx extends SqlTx> {
   queue: string;
@@ -24,6 +25,8 @@ export interface DeliveryDeps<Tx extends SqlTx> {
   inbox: Inbox;
   schedule: readonly RetryTier[];
   isTransient: (e: unknown) => boolean;
+  /** How long an ordered message waits for the one it follows before it is parked (turn.ts). */
+  sequenceGapWaitMs: number;
   settle: Settle;
   log: Logger;
   report: (o: Outcome) => void;
@@ -61,6 +64,9 @@ async function applyOnce<Tx extends SqlTx>(
         const prior = await deps.inbox.recorded(tx, deps.consumerName, key);
         return { ok: true, dup: true, appliedHash: prior?.contentHash ?? null } as const;
       }
+      // An ordered stream's copy under another message id is skipped as the duplicate it is.
+      if (!(await takeTurn(deps.inbox, tx, deps.consumerName, ev)))
+        return { ok: true, dup: true, appliedHash: null } as const;
       handlerRan = true;
       const r = await handler(ev as Parameters<Handler<EventType, Tx>>[0], tx);
       return { ok: true, dup: false, result: r ?? undefined } as const;
@@ -102,6 +108,7 @@ function onFailure<Tx extends SqlTx>(
 ): Promise<void> {
   const { schedule, settle } = deps;
   const base = { type: ev.type, messageId: ev.envelope.messageId, error: f.error };
+  if (f.cause instanceof OutOfTurn) return waitForTurn(deps, d, ev, f.cause);
   // PostgreSQL refused the message's own values (a data error, wherever it happened): no retry can help.
   if (isDataError(f.cause)) return settle.park(d, "poison", f.error);
   if (!f.handlerRan) {

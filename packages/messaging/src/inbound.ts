@@ -16,7 +16,8 @@ export type ParkReason =
   | "no-handler"
   | "misrouted"
   | "poison"
-  | "attempts-exhausted";
+  | "attempts-exhausted"
+  | "sequence-gap";
 
 export interface InboundEvent<P = unknown> {
   type: EventType;
@@ -30,6 +31,8 @@ export interface InboundEvent<P = unknown> {
   headers: Record<string, unknown>;
   /** sha256 (hex) of the body as it arrived: tells a redelivery from another message under the same id. */
   contentHash: string;
+  /** An ordered stream's key and this message's place in it (x-ordering-key, x-sequence), when it has them. */
+  stream?: { key: string; sequence: number };
 }
 
 export type Inbound = { ok: true; event: InboundEvent } | { ok: false; reason: ParkReason; detail: string };
@@ -52,6 +55,23 @@ function invalidKeyHeader(messageId: string, headers: Record<string, unknown>): 
   return undefined;
 }
 
+// An ordering key is "aggregateType:aggregateId": no control character, bounded like the ids it joins.
+const ORDERING_KEY = /^[^\p{Cc}\p{Cs}]{1,500}$/u;
+
+/** The stream headers: both or neither, a sane key and a sequence from 1. */
+function streamOf(headers: Record<string, unknown>): { key: string; sequence: number } | string | undefined {
+  const rawKey = headers[HEADERS.orderingKey];
+  const rawSeq = headers[HEADERS.sequence];
+  if (rawKey === undefined && rawSeq === undefined) return undefined;
+  const key = str(rawKey);
+  if (key === undefined || !ORDERING_KEY.test(key))
+    return `header ${HEADERS.orderingKey} is not 1-500 characters without control characters`;
+  const sequence = typeof rawSeq === "string" ? Number(rawSeq) : rawSeq;
+  if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1)
+    return `header ${HEADERS.sequence} is not an integer from 1 (with ${HEADERS.orderingKey})`;
+  return { key, sequence };
+}
+
 export function attemptOf(headers: Record<string, unknown>): number {
   const n = Number(headers[ATTEMPT_HEADER] ?? 0);
   return Number.isInteger(n) && n >= 0 ? n : 0;
@@ -64,6 +84,8 @@ export function readInbound(msg: ConsumeMessage): Inbound {
   if (!messageId) return { ok: false, reason: "missing-message-id", detail: "no messageId property" };
   const badHeader = invalidKeyHeader(messageId, headers);
   if (badHeader) return { ok: false, reason: "invalid-header", detail: badHeader };
+  const stream = streamOf(headers);
+  if (typeof stream === "string") return { ok: false, reason: "invalid-header", detail: stream };
   let body: unknown;
   try {
     body = JSON.parse(msg.content.toString("utf8"));
@@ -95,6 +117,7 @@ export function readInbound(msg: ConsumeMessage): Inbound {
       redelivered: msg.fields.redelivered,
       headers,
       contentHash: createHash("sha256").update(msg.content).digest("hex"),
+      ...(stream ? { stream } : {}),
     },
   };
 }

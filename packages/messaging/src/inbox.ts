@@ -24,7 +24,15 @@ export interface Inbox {
    * claims key by key.
    */
   claimMany?(tx: SqlTx, consumer: string, entries: readonly InboxEntry[]): Promise<Set<string>>;
+  /**
+   * An ordered stream's turn, inside `tx`: "apply" when `sequence` is the next one for (consumer, key)
+   * (and it is now recorded as applied), "copy" when it was applied before, "early" when a message before
+   * it has not been applied yet.
+   */
+  takeTurn(tx: SqlTx, consumer: string, key: string, sequence: number): Promise<Turn>;
 }
+
+export type Turn = "apply" | "copy" | "early";
 
 export interface InboxEntry {
   key: string;
@@ -91,8 +99,48 @@ export async function inboxRecord(
   return rows[0];
 }
 
-/** The consumer's default inbox: the `inbox` table of INBOX_MIGRATIONS_DIR, in the service's database. */
-export const sqlInbox: Inbox = { claim: claimInbox, recorded: inboxRecord, claimMany: claimInboxMany };
+/**
+ * takeTurn on `inbox_sequence`. The UPDATE takes the key's row lock: a second transaction with the same
+ * number waits, then finds the row moved on and answers "copy". The first message of a key inserts the row.
+ */
+export async function takeTurnInbox(
+  tx: SqlTx,
+  consumer: string,
+  key: string,
+  sequence: number,
+): Promise<Turn> {
+  const moved = await tx.$executeRawUnsafe(
+    `UPDATE inbox_sequence SET last = $3, applied_at = now()
+      WHERE consumer = $1 AND ordering_key = $2 AND last = $3::bigint - 1`,
+    consumer,
+    key,
+    sequence,
+  );
+  if (moved === 1) return "apply";
+  if (sequence === 1) {
+    const started = await tx.$executeRawUnsafe(
+      `INSERT INTO inbox_sequence (consumer, ordering_key, last) VALUES ($1, $2, 1) ON CONFLICT DO NOTHING`,
+      consumer,
+      key,
+    );
+    return started === 1 ? "apply" : "copy";
+  }
+  const rows = await tx.$queryRawUnsafe<{ last: string }[]>(
+    `SELECT last::text FROM inbox_sequence WHERE consumer = $1 AND ordering_key = $2`,
+    consumer,
+    key,
+  );
+  const last = rows[0] === undefined ? 0 : Number(rows[0].last);
+  return sequence <= last ? "copy" : "early";
+}
+
+/** The consumer's default inbox: the `inbox` and `inbox_sequence` tables of INBOX_MIGRATIONS_DIR. */
+export const sqlInbox: Inbox = {
+  claim: claimInbox,
+  recorded: inboxRecord,
+  claimMany: claimInboxMany,
+  takeTurn: takeTurnInbox,
+};
 
 /** Deletes inbox rows older than retentionMs, batchSize rows per transaction; returns how many. */
 export async function cleanupInbox<Tx extends SqlTx>(

@@ -25,7 +25,17 @@ export {
 export { createRedisDedupCache, type DedupCache, type RedisDedupOptions } from "./dedup-cache.ts";
 export { MessagingError, type MessagingErrorCode, PoisonMessageError, TransientError } from "./errors.ts";
 export { ATTEMPT_HEADER, type InboundEvent, type ParkReason, readInbound } from "./inbound.ts";
-export { claimInbox, claimInboxMany, cleanupInbox, type Inbox, type InboxEntry, sqlInbox } from "./inbox.ts";
+export {
+  claimInbox,
+  claimInboxMany,
+  cleanupInbox,
+  type Inbox,
+  type InboxEntry,
+  sqlInbox,
+  type Turn,
+  takeTurnInbox,
+} from "./inbox.ts";
+export { propertiesOf as publishOptions } from "./publish-batch.ts";
 export { publishEvent } from "./publish-event.ts";
 export type {
   ConfirmPublisher,
@@ -48,6 +58,7 @@ export {
   retryRoutingKey,
   TIER_MS,
 } from "./topology.ts";
+export { OutOfTurn, TURN_WAIT_HEADER } from "./turn.ts";
 
 /** The inbox's Prisma-format migrations folder, for `applyMigrations({ migrationsDirs: [...] })`. */
 export const INBOX_MIGRATIONS_DIR = path.join(

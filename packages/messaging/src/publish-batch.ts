@@ -60,7 +60,8 @@ class Batch {
   }
 }
 
-function propertiesOf(m: OutgoingMessage): Options.Publish {
+/** The AMQP options a message is published with: persistent, and mandatory so an unroutable one comes back. */
+export function propertiesOf(m: OutgoingMessage): Options.Publish {
   const props: Options.Publish = { persistent: true, ...m.properties, mandatory: true };
   // A message parked for having no id is republished without one, as it arrived.
   if (!props.messageId) delete props.messageId;

@@ -50,8 +50,14 @@ export function retryTo(
   tier: RetryTier,
   nextAttempt: number,
   error: string,
+  extra: Record<string, unknown> = {},
 ): Promise<void> {
-  const headers = { ...baseHeaders(msg), [ATTEMPT_HEADER]: nextAttempt, "x-last-error": error.slice(0, 500) };
+  const headers = {
+    ...baseHeaders(msg),
+    ...extra,
+    [ATTEMPT_HEADER]: nextAttempt,
+    "x-last-error": error.slice(0, 500),
+  };
   return publisher.publish({
     exchange: EXCHANGES.retry,
     routingKey: retryRoutingKey(queue, tier),

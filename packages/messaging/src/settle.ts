@@ -50,7 +50,7 @@ export function createSettle(deps: SettleDeps): Settle {
     },
     async retry(d, p) {
       try {
-        await retryTo(deps.publisher, deps.queue, d.msg, p.tier, p.attempt, p.error);
+        await retryTo(deps.publisher, deps.queue, d.msg, p.tier, p.attempt, p.error, p.headers);
       } catch (pe) {
         d.log.error({ error: (pe as Error).message }, "consumer.retry_failed_requeued");
         return requeue(d, (pe as Error).message);

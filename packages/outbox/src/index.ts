@@ -14,6 +14,7 @@ export {
   insertOutboxRows,
   insertWithOutboxRows,
   outboxRow,
+  unleased,
 } from "./enqueue.ts";
 export { type OutboxEnv, readOutboxEnv } from "./env.ts";
 export { createOutboxMetrics, type OutboxMetrics } from "./metrics.ts";

@@ -32,6 +32,8 @@ export interface RelayParts {
   gate: HealthGate;
   /** markSent for confirmed rows, coalesced (coalesced.ts); retried through a short database blip. */
   marks: Coalesced;
+  /** Cuts the sweep's pause short. */
+  wake: () => void;
 }
 
 export async function retryDb<T>(
@@ -57,6 +59,9 @@ async function recordConfirmed(p: RelayParts, confirmed: ClaimedRow[], path: "fa
   for (const r of confirmed) p.metrics?.timeInOutbox.observe((now - r.createdAt.getTime()) / 1000);
   p.log.debug({ path, count: confirmed.length, messageIds: firstIds(confirmed) }, "relay.sent");
   p.gate.confirmed();
+  // The next row of each ordered stream is claimable now that this one is marked: the sweep takes it
+  // at once rather than after its pause.
+  if (confirmed.some((r) => r.orderingKey !== null)) p.wake();
 }
 
 async function refuse(p: RelayParts, row: ClaimedRow, reason: string): Promise<void> {

@@ -37,10 +37,13 @@ export interface RelayDeps {
   faults?: RelayFaults;
 }
 
+/** A sweep claim's size: a full batch, or a probe's few rows while the gate suspects the broker. */
+const claimLimit = (p: RelayParts) =>
+  p.gate.suspect() ? Math.min(p.cfg.probeBatchSize, p.cfg.batchSize) : p.cfg.batchSize;
+
 /** One sweep batch, claimed, published and recorded; returns how many rows it claimed. */
 async function sweepOnce(p: RelayParts, track: <T>(w: Promise<T>) => Promise<T>): Promise<number> {
-  const limit = p.gate.suspect() ? Math.min(p.cfg.probeBatchSize, p.cfg.batchSize) : p.cfg.batchSize;
-  const rows = await p.claim.due(p.pool, limit, p.cfg.leaseMs);
+  const rows = await p.claim.due(p.pool, claimLimit(p), p.cfg.leaseMs);
   if (rows.length > 0) await track(publishAndRecord(p, rows, "sweep"));
   return rows.length;
 }
@@ -55,8 +58,7 @@ function pipelinedSweep(p: RelayParts, track: <T>(w: Promise<T>) => Promise<T>):
   const inFlight = new Set<Promise<void>>();
   return async () => {
     const probing = p.gate.suspect();
-    const limit = probing ? Math.min(p.cfg.probeBatchSize, p.cfg.batchSize) : p.cfg.batchSize;
-    const rows = await p.claim.due(p.pool, limit, p.cfg.leaseMs);
+    const rows = await p.claim.due(p.pool, claimLimit(p), p.cfg.leaseMs);
     if (rows.length === 0) return 0;
     const work = track(publishAndRecord(p, rows, "sweep")).then(
       () => {},
@@ -89,8 +91,7 @@ async function sweepLoop(
         continue;
       }
       const claimed = await sweep();
-      if (claimed < (p.gate.suspect() ? p.cfg.probeBatchSize : p.cfg.batchSize))
-        await pause(p.cfg.pollIntervalMs);
+      if (claimed < claimLimit(p)) await pause(p.cfg.pollIntervalMs);
     } catch (e) {
       p.log.error({ error: (e as Error).message }, "relay.sweep_error");
       await pause(p.cfg.pollIntervalMs);
@@ -101,6 +102,9 @@ async function sweepLoop(
 export function createRelay(deps: RelayDeps): Relay {
   const cfg: RelayConfig = { ...DEFAULT_RELAY_CONFIG, ...deps.config };
   const log = deps.log ?? silentLogger;
+  let running = false;
+  let loopDone: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
   const p: RelayParts = {
     pool: deps.pool,
     publisher: deps.publisher,
@@ -115,10 +119,8 @@ export function createRelay(deps: RelayDeps): Relay {
     marks: coalesced((ids) =>
       retryDb({ cfg, log }, "mark_sent", () => markSent(deps.pool, ids, cfg.doneOnConfirm)),
     ),
+    wake: () => wakeUp?.(),
   };
-  let running = false;
-  let loopDone: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
   const inFlightBatches = new Set<Promise<unknown>>();
   const track = <T>(work: Promise<T>): Promise<T> => {
     inFlightBatches.add(work);

@@ -1,3 +1,4 @@
+import { HEADERS } from "@orderflow/contracts";
 import { EXCHANGES, type OutgoingMessage } from "@orderflow/messaging";
 import type { ClaimedRow } from "./types.ts";
 
@@ -18,6 +19,10 @@ export function toMessage(row: ClaimedRow, traceparent = row.headers.traceparent
   if (row.headers.correlationId) headers["x-correlation-id"] = row.headers.correlationId;
   if (row.headers.causationId) headers["x-causation-id"] = row.headers.causationId;
   if (traceparent) headers.traceparent = traceparent;
+  if (row.orderingKey !== null && row.sequence !== null) {
+    headers[HEADERS.orderingKey] = row.orderingKey;
+    headers[HEADERS.sequence] = row.sequence;
+  }
   return {
     exchange: EXCHANGES.events,
     routingKey: row.eventType,

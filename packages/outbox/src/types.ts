@@ -18,6 +18,11 @@ export interface OutboxEvent {
   causationId?: string;
   /** W3C trace context of the writing request, captured now rather than at dispatch time. */
   traceparent?: string;
+  /**
+   * An ordered stream (per aggregate): defaults to what the contracts declare for the event type; a type
+   * outside them (a tool's or a test's own) sets it here.
+   */
+  ordered?: boolean;
 }
 
 /** An outbox row ready to insert: its message id fixed and the writer's trace context captured. */
@@ -30,6 +35,8 @@ export interface OutboxRow {
   payload: string;
   schemaVersion: number;
   headers: Record<string, string>;
+  /** An ordered stream's key, "aggregateType:aggregateId"; null when the event is not ordered. */
+  orderingKey: string | null;
 }
 
 /** A claimed row, ready to publish. */
@@ -37,4 +44,6 @@ export interface ClaimedRow extends OutboxRow {
   id: string;
   attempts: number;
   createdAt: Date;
+  /** The row's place in its ordered stream (from 1), given at insert; null when not ordered. */
+  sequence: number | null;
 }

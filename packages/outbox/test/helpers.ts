@@ -176,6 +176,8 @@ export interface BrokerCounter {
   published: Map<string, number>;
   /** The last delivery's AMQP properties and body per message id. */
   messages: Map<string, { properties: MessageProperties; body: string; routingKey: string }>;
+  /** Every publish's message id in the order it arrived (first deliveries only, duplicates included). */
+  arrivals: string[];
   redeliveries: number;
   total(): number;
   distinct(): number;
@@ -190,6 +192,7 @@ export async function countDeliveries(
   const urls = amqpUrls(stack);
   const published = new Map<string, number>();
   const messages: BrokerCounter["messages"] = new Map();
+  const arrivals: string[] = [];
   let redeliveries = 0;
   let closed = false;
   let conn: ChannelModel | undefined;
@@ -222,7 +225,10 @@ export async function countDeliveries(
           if (!msg) return void c.close().catch(() => {});
           const id = String(msg.properties.messageId);
           if (msg.fields.redelivered) redeliveries++;
-          else published.set(id, (published.get(id) ?? 0) + 1);
+          else {
+            published.set(id, (published.get(id) ?? 0) + 1);
+            arrivals.push(id);
+          }
           messages.set(id, {
             properties: msg.properties,
             body: msg.content.toString(),
@@ -245,6 +251,7 @@ export async function countDeliveries(
   return {
     published,
     messages,
+    arrivals,
     get redeliveries() {
       return redeliveries;
     },

@@ -4,7 +4,7 @@
 // connection held in between; now one. The rows are inserted leased to the fast path, which publishes
 // them right after, as a transaction's would be.
 import type { SqlTx } from "@orderflow/db";
-import { insertWithOutboxRows, outboxRow, type Relay } from "@orderflow/outbox";
+import { insertWithOutboxRows, outboxRow, type Relay, unleased } from "@orderflow/outbox";
 import type { WriteWithEvents } from "./parts.ts";
 
 export function gatedWrites(
@@ -18,7 +18,10 @@ export function gatedWrites(
     const { written, claimed } = await insertWithOutboxRows(autocommit, write, rows, leaseMs ?? 0);
     if (!written) return false;
     if (leaseMs === undefined) relay.afterCommit(rows.map((r) => r.messageId));
-    else relay.publishLeased(claimed);
+    else {
+      relay.publishLeased(claimed);
+      relay.afterCommit(unleased(rows).map((r) => r.messageId));
+    }
     return true;
   };
 }

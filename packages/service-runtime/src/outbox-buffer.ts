@@ -4,7 +4,8 @@
 // the commit, so the rows still commit or roll back with the business writes. When the relay's claim is
 // a lease, the rows are inserted already leased to its fast path, which publishes them after the commit
 // without claiming them (one statement fewer per commit); otherwise their ids go to the fast path, which
-// claims them. Either way one publish window carries a whole batch's replies.
+// claims them (an ordered stream's rows always go this way: a claim checks their turn). Either way one
+// publish window carries a whole batch's replies.
 //
 // The replies' marks (markDone: the rows they answer are done) are held the same way and go in one UPDATE,
 // in the same statement as the leased insert: a batch's marks and rows cost one statement.
@@ -22,6 +23,7 @@ import {
   type OutboxRow,
   outboxRow,
   type Relay,
+  unleased,
 } from "@orderflow/outbox";
 
 interface Held {
@@ -54,8 +56,12 @@ export function bufferedOutbox<Tx extends SqlTx>(
         held.delete(tx);
       }
     });
-    if (leased.length > 0) relay.publishLeased(leased);
-    else if (rows.length > 0) relay.afterCommit(rows.map((r) => r.messageId));
+    if (leaseMs === undefined) {
+      if (rows.length > 0) relay.afterCommit(rows.map((r) => r.messageId));
+    } else {
+      relay.publishLeased(leased);
+      relay.afterCommit(unleased(rows).map((r) => r.messageId));
+    }
     return result;
   };
   const write = (tx: Tx, event: OutboxEvent): Promise<string> => {

@@ -3,7 +3,7 @@ import type pg from "pg";
 // Moves one bounded batch of old done rows in one short statement: the DELETE locks only the rows it
 // moves (SKIP LOCKED: never waits on the relay or a markDone), and the INSERT writes the same rows.
 const COLUMNS = `id, message_id, event_type, aggregate_type, aggregate_id, payload, schema_version, headers,
-  status, attempts, last_error, created_at, sent_at, done_at, republished`;
+  status, attempts, last_error, created_at, sent_at, done_at, republished, ordering_key, sequence`;
 
 const SQL = `
 WITH moved AS (

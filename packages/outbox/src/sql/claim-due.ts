@@ -1,7 +1,7 @@
 import { preparedQuery } from "@orderflow/db";
 import type pg from "pg";
 import type { ClaimedRow } from "../types.ts";
-import { byId, CLAIMED_COLUMNS, type ClaimedRecord, toClaimedRow } from "./row.ts";
+import { byId, CLAIMED_COLUMNS, type ClaimedRecord, HEAD_OF_ITS_STREAM, toClaimedRow } from "./row.ts";
 
 // A claim is a lease: the row stays pending but its next_attempt_at moves past the lease, so no other
 // claimer (fast path, sweep, another relay process) sees it as due. SKIP LOCKED keeps concurrent claimers
@@ -9,9 +9,9 @@ import { byId, CLAIMED_COLUMNS, type ClaimedRecord, toClaimedRow } from "./row.t
 // and skipped. If the claimer dies, the lease expires and the row is published again: a duplicate, never a loss.
 const SQL = `
 UPDATE outbox o SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
-  FROM (SELECT id FROM outbox
-         WHERE status = 0 AND next_attempt_at <= now()
-         ORDER BY next_attempt_at, id
+  FROM (SELECT c.id FROM outbox c
+         WHERE c.status = 0 AND c.next_attempt_at <= now() AND ${HEAD_OF_ITS_STREAM}
+         ORDER BY c.next_attempt_at, c.id
          LIMIT $1
          FOR UPDATE SKIP LOCKED) due
  WHERE o.id = due.id
