@@ -183,7 +183,16 @@ function scopedSnapshot(s: AuditSources, q: AuditQuery) {
         "SELECT order_id, sku, quantity FROM order_lines WHERE order_id = ANY($1::uuid[])",
         [ids],
       );
-      return { o: o.rows, l: l.rows, outbox: await outboxOf(c) };
+      const levels =
+        like === null
+          ? []
+          : (
+              await c.query<{ sku: string; available: number; reserved: number; out_of_order: number }>(
+                "SELECT sku, available, reserved, out_of_order FROM stock_levels WHERE sku LIKE $1",
+                [like],
+              )
+            ).rows;
+      return { o: o.rows, l: l.rows, levels, outbox: await outboxOf(c) };
     });
     const inventory = await s.read("inventory", async (c) => ({
       r: (
@@ -253,6 +262,7 @@ function scopedSnapshot(s: AuditSources, q: AuditQuery) {
       grants: points.g.filter((g) => keep(g.order_id)),
       balances: points.b,
       stock: inventory.stock,
+      stockLevels: order.levels,
       outbox: { order: order.outbox, inventory: inventory.outbox, points: points.outbox },
     });
   };

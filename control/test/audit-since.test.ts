@@ -48,6 +48,10 @@ async function runSaga(): Promise<void> {
       WHERE id = $1::uuid`,
     [orderId, pointsFor(total), randomUUID()],
   );
+  // The read model of stock, caught up with the reservation's level (inventory.stock-changed).
+  await sql("order", "UPDATE stock_levels SET available = 8, reserved = 2, sequence = 2 WHERE sku = $1", [
+    sku,
+  ]);
 }
 
 afterAll(async () => {
@@ -55,6 +59,7 @@ afterAll(async () => {
   await sql("order", "DELETE FROM orders WHERE id = $1::uuid", [orderId]);
   await sql("inventory", "DELETE FROM reservations WHERE order_id = $1", [orderId]);
   await sql("inventory", "DELETE FROM stock WHERE sku = $1", [sku]);
+  await sql("order", "DELETE FROM stock_levels WHERE sku = $1", [sku]);
   await sql("points", "DELETE FROM grants WHERE order_id = $1", [orderId]);
   await sql("points", "DELETE FROM accounts WHERE customer_id = $1", [customerId]);
 });
@@ -63,6 +68,11 @@ describe("GET /audit's snapshot", () => {
   test("an order confirmed between the audit's reads of the three databases is audited whole, not as a double effect", async () => {
     const since = new Date(Date.now() - 1_000);
     await sql("inventory", "INSERT INTO stock (sku, available, reserved) VALUES ($1, 10, 0)", [sku]);
+    await sql(
+      "order",
+      "INSERT INTO stock_levels (sku, available, reserved, sequence) VALUES ($1, 10, 0, 1)",
+      [sku],
+    );
     await sql(
       "order",
       `WITH o AS (INSERT INTO orders (id, customer_id, status, total, created_message_id, correlation_id)
@@ -84,7 +94,14 @@ describe("GET /audit's snapshot", () => {
     };
     const r = await auditSince({ ...local, read }, { since, prefix, settleS: 15 });
 
-    expect(r.violations).toMatchObject({ lost: [], unfinished: [], duplicated: [], stock: [], points: [] });
+    expect(r.violations).toMatchObject({
+      lost: [],
+      unfinished: [],
+      duplicated: [],
+      stock: [],
+      readModel: [],
+      points: [],
+    });
     expect(r.violationCount).toBe(0);
     expect(r.orders).toMatchObject({ accepted: 1, confirmed: 1, cancelled: 0 });
     // The first snapshot saw the order still PENDING, so the audit waited for a second one.

@@ -59,6 +59,7 @@ function cleanSnapshot(): Snapshot {
     grants: new Map([["o1", { status: "GRANTED", points: 30, customerId: "t-c" }]]),
     balances: new Map([["t-c", 30]]),
     stock: new Map([["t-a", { available: 7, reserved: 3 }]]),
+    stockLevels: new Map([["t-a", { available: 7, reserved: 3, outOfOrder: 0 }]]),
     outbox: {
       order: [{ status: 2, n: 4, attempts: 4 }],
       inventory: [{ status: 2, n: 3, attempts: 3 }],
@@ -134,6 +135,21 @@ describe("each kind of damage is found", () => {
     expect(checkLedger(ledger, s).violations.unfinished).toEqual([
       { orderId: "o1", status: "CONFIRMED without points" },
     ]);
+  });
+
+  test("a read model of stock behind inventory, or applied out of order, is reported", () => {
+    const s = cleanSnapshot();
+    s.stockLevels.set("t-a", { available: 10, reserved: 0, outOfOrder: 0 });
+    expect(checkLedger(ledger, s).violations.readModel).toEqual([
+      { sku: "t-a", problem: "read model available differs", expected: 7, actual: 10 },
+      { sku: "t-a", problem: "read model reserved differs", expected: 3, actual: 0 },
+    ]);
+    s.stockLevels.set("t-a", { available: 7, reserved: 3, outOfOrder: 2 });
+    expect(checkLedger(ledger, s).violations.readModel).toEqual([
+      { sku: "t-a", problem: "levels applied out of order", expected: 0, actual: 2 },
+    ]);
+    s.stockLevels.delete("t-a");
+    expect(checkLedger(ledger, s).violationCount).toBe(1);
   });
 
   test("negative stock is reported", () => {

@@ -1,7 +1,7 @@
 // After a run: wait (bounded) for the system to settle, then check every order of the ledger across
 // the three databases and the broker, and measure what the guarantees absorbed on the way.
 import { listQueues, type Stack } from "@orderflow/infra";
-import { checkLedger, type Verdict } from "./check.ts";
+import { checkLedger, readModelProblems, type Verdict } from "./check.ts";
 import type { RunLedger } from "./ledger.ts";
 import { parkingCounts } from "./parking-counts.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
@@ -22,7 +22,10 @@ const settled = (ledger: RunLedger, snap: Snapshot) =>
       (r.status === "CONFIRMED" && r.pointsGranted !== null) ||
       (r.status === "CANCELLED" && r.cancelAcks.length === 0)
     );
-  }) && Object.values(snap.outbox).every((rows) => rows.every((x) => x.status === 2));
+  }) &&
+  Object.values(snap.outbox).every((rows) => rows.every((x) => x.status === 2)) &&
+  // The read model of stock catches up with inventory (its stream is not part of any order's saga).
+  readModelProblems(ledger, snap).every((p) => p.problem === "levels applied out of order");
 
 /** A counter family of one /metrics text, summed by one label's value. */
 function counters(text: string, name: string, label: string): Record<string, number> {

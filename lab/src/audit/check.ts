@@ -17,6 +17,11 @@ export interface Violations {
   /** Outbox rows still pending (0), sent-awaiting-reply (1) or failed (9), per service. */
   stuckOutbox: Record<string, Record<string, number>>;
   stock: { sku: string; problem: string; expected: number; actual: number }[];
+  /**
+   * The order service's read model of stock against inventory's stock, per SKU of the run: a level that
+   * differs, or levels applied out of their stream's order (inventory.stock-changed is ordered by SKU).
+   */
+  readModel: { sku: string; problem: string; expected: number; actual: number }[];
   points: { customerId: string; expected: number; actual: number }[];
 }
 
@@ -38,6 +43,7 @@ export function checkLedger(ledger: RunLedger, snap: Snapshot): Verdict {
     unexpected: [],
     stuckOutbox: {},
     stock: [],
+    readModel: [],
     points: [],
   };
   const accepted = new Set(ledger.orders.map((o) => o.orderId));
@@ -128,6 +134,7 @@ export function checkLedger(ledger: RunLedger, snap: Snapshot): Verdict {
         actual: s.reserved,
       });
   }
+  v.readModel.push(...readModelProblems(ledger, snap));
   const customers = new Set([...expectedPoints.keys(), ...snap.balances.keys()]);
   for (const c of customers) {
     const expected = expectedPoints.get(c) ?? 0;
@@ -153,6 +160,34 @@ export function countViolations(v: Violations): number {
     v.unexpected.length +
     Object.keys(v.stuckOutbox).length +
     v.stock.length +
+    v.readModel.length +
     v.points.length
   );
+}
+
+/** The read model's differences from inventory's stock, and its out-of-order applications, per SKU. */
+export function readModelProblems(ledger: RunLedger, snap: Snapshot): Violations["readModel"] {
+  const out: Violations["readModel"] = [];
+  // The run's SKUs: those it seeded, and any other it named with its prefix (a fault script's own).
+  for (const sku of new Set([...Object.keys(ledger.initialStock), ...snap.stock.keys()])) {
+    const s = snap.stock.get(sku);
+    const level = snap.stockLevels.get(sku);
+    if (!s) continue; // reported under stock
+    if (!level) {
+      out.push({ sku, problem: "no level in the read model", expected: s.available, actual: 0 });
+      continue;
+    }
+    if (level.available !== s.available)
+      out.push({
+        sku,
+        problem: "read model available differs",
+        expected: s.available,
+        actual: level.available,
+      });
+    if (level.reserved !== s.reserved)
+      out.push({ sku, problem: "read model reserved differs", expected: s.reserved, actual: level.reserved });
+    if (level.outOfOrder > 0)
+      out.push({ sku, problem: "levels applied out of order", expected: 0, actual: level.outOfOrder });
+  }
+  return out;
 }

@@ -1,5 +1,6 @@
 // Reads, as the database admin, everything the audit compares: orders, reservations, grants, balances,
-// stock, outbox and inbox rows of one run (by its order ids and prefix).
+// stock and the order service's read model of it, outbox and inbox rows of one run (by its order ids and
+// prefix).
 import { adminUrl, databaseName, type ServiceName, type Stack } from "@orderflow/infra";
 import pg from "pg";
 import type { RunLedger } from "./ledger.ts";
@@ -22,6 +23,8 @@ export interface Snapshot {
   grants: Map<string, { status: string; points: number; customerId: string }>;
   balances: Map<string, number>;
   stock: Map<string, { available: number; reserved: number }>;
+  /** The order service's read model of stock (stock_levels, kept from inventory.stock-changed). */
+  stockLevels: Map<string, { available: number; reserved: number; outOfOrder: number }>;
   outbox: Record<ServiceName, { status: number; n: number; attempts: number }[]>;
   inboxRows: Record<ServiceName, number>;
 }
@@ -58,7 +61,16 @@ export async function takeSnapshot(s: Stack, ledger: RunLedger): Promise<Snapsho
       `SELECT l.order_id, l.sku, l.quantity FROM order_lines l JOIN orders o ON o.id = l.order_id WHERE o.customer_id LIKE $1`,
       [like],
     );
-    return { o: o.rows, l: l.rows, outbox: await outboxBy(c, "aggregate_id = ANY($1::text[])") };
+    const levels = await c.query(
+      `SELECT sku, available, reserved, out_of_order FROM stock_levels WHERE sku LIKE $1`,
+      [like],
+    );
+    return {
+      o: o.rows,
+      l: l.rows,
+      levels: levels.rows,
+      outbox: await outboxBy(c, "aggregate_id = ANY($1::text[])"),
+    };
   });
   const inventory = await withDb(s, "inventory", async (c) => ({
     r: (
@@ -86,6 +98,7 @@ export async function takeSnapshot(s: Stack, ledger: RunLedger): Promise<Snapsho
     grants: points.g,
     balances: points.b,
     stock: inventory.stock,
+    stockLevels: order.levels,
     outbox: { order: order.outbox, inventory: inventory.outbox, points: points.outbox },
   });
 }
@@ -107,6 +120,7 @@ export interface SnapshotRows {
   /** BIGINT arrives as text. */
   balances: { customer_id: string; balance: string | number }[];
   stock: { sku: string; available: number; reserved: number }[];
+  stockLevels: { sku: string; available: number; reserved: number; out_of_order: number }[];
   outbox: Snapshot["outbox"];
 }
 
@@ -136,6 +150,12 @@ export function snapshotOf(r: SnapshotRows): Snapshot {
     ),
     balances: new Map(r.balances.map((b) => [b.customer_id, Number(b.balance)])),
     stock: new Map(r.stock.map((x) => [x.sku, { available: x.available, reserved: x.reserved }])),
+    stockLevels: new Map(
+      r.stockLevels.map((x) => [
+        x.sku,
+        { available: x.available, reserved: x.reserved, outOfOrder: x.out_of_order },
+      ]),
+    ),
     outbox: r.outbox,
     inboxRows: { order: 0, inventory: 0, points: 0 },
   };

@@ -18,6 +18,7 @@ export function damage(o: Outcome) {
     unexpected: v.unexpected.length,
     stuckOutbox: Object.keys(v.stuckOutbox).length,
     stock: v.stock.length,
+    readModel: v.readModel.length,
     points: v.points.length,
     parked: total(o.parkedDelta),
   };
@@ -33,6 +34,11 @@ export function expectNoDamage(o: Outcome, extra: Check[] = [], expectedParked =
     check("unexpected effects = 0", d.unexpected === 0, `unexpected ${d.unexpected}`),
     check("no outbox row stuck", d.stuckOutbox === 0, JSON.stringify(o.audit.violations.stuckOutbox)),
     check("stock conserved", d.stock === 0, `${d.stock} SKU problem(s)`),
+    check(
+      "read model of stock = inventory's, applied in order",
+      d.readModel === 0,
+      JSON.stringify(o.audit.violations.readModel.slice(0, 3)),
+    ),
     check("points follow the rule", d.points === 0, `${d.points} customer(s) off`),
     check(
       `parked = ${expectedParked}`,

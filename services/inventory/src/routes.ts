@@ -1,4 +1,5 @@
 // The inventory API: stock per SKU (PUT is the admin/seed operation), reservations per order.
+// Every change of stock, PUT included, writes the SKU's new level as inventory.stock-changed.
 import { HttpProblem, keyString } from "@orderflow/http";
 import { resendMessage } from "@orderflow/outbox";
 import {
@@ -9,6 +10,7 @@ import {
 } from "@orderflow/service-runtime";
 import type { FastifyInstance } from "fastify";
 import type { Db, Tx } from "./db.ts";
+import { publishLevels, type StockLevel } from "./steps/stock-changed.ts";
 
 const skuParams = {
   type: "object",
@@ -27,7 +29,7 @@ const stockView = {
 
 export function registerInventoryRoutes(
   app: FastifyInstance,
-  deps: { db: Db; runtime: Pick<ServiceRuntime<Tx>, "relay"> },
+  deps: { db: Db; runtime: Pick<ServiceRuntime<Tx>, "relay" | "inTransaction"> },
 ): undefined {
   const { db } = deps;
   const view = (s: { sku: string; available: number; reserved: number }) => ({
@@ -69,8 +71,17 @@ export function registerInventoryRoutes(
     async (req) => {
       const { sku } = req.params as { sku: string };
       const { available } = req.body as { available: number };
+      // The new level and its inventory.stock-changed commit together, as every change of stock does.
       return view(
-        await db.stock.upsert({ where: { sku }, create: { sku, available }, update: { available } }),
+        await deps.runtime.inTransaction(async (tx, enqueue) => {
+          const [level] = await tx.$queryRaw<StockLevel[]>`
+            INSERT INTO stock (sku, available, updated_at) VALUES (${sku}, ${available}, now())
+            ON CONFLICT (sku) DO UPDATE SET available = EXCLUDED.available, updated_at = now()
+            RETURNING sku, available, reserved`;
+          const written = level as StockLevel;
+          await publishLevels(enqueue, [written]);
+          return written;
+        }),
       );
     },
   );

@@ -3,6 +3,7 @@
 // consumes (queue inventory.order-events)       step              publishes (outbox)
 //   order.created                               reserve-stock     inventory.reserved | inventory.rejected
 //   order.cancelled                             release-stock     inventory.released
+// and every change of stock (both steps above, PUT /stock/:sku)     inventory.stock-changed (ordered by SKU)
 
 import type { SqlTx } from "@orderflow/db";
 import type { Subscriptions, WorkQueue } from "@orderflow/service-runtime";
@@ -16,6 +17,11 @@ export const SUBSCRIPTIONS: Subscriptions<SqlTx> = {
   "order.cancelled": releaseStock,
 };
 
-export const PUBLISHES = ["inventory.reserved", "inventory.rejected", "inventory.released"] as const;
+export const PUBLISHES = [
+  "inventory.reserved",
+  "inventory.rejected",
+  "inventory.released",
+  "inventory.stock-changed",
+] as const;
 
 export const WORK_QUEUE: WorkQueue = { queue: QUEUE, subscriptions: SUBSCRIPTIONS, publishes: PUBLISHES };

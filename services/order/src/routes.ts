@@ -10,6 +10,7 @@ import { listOrders } from "./orders/list-orders.ts";
 import { readOrder } from "./orders/view.ts";
 import type { Reconciliation } from "./reconcile/schedule.ts";
 import { listQuery, newOrderBody, orderIdParams, orderView } from "./schemas.ts";
+import { registerStockLevelRoutes } from "./stock-levels-routes.ts";
 
 export interface RouteDeps {
   db: Db;
@@ -74,6 +75,8 @@ export function registerOrderRoutes(app: FastifyInstance, deps: RouteDeps): void
     { schema: { summary: "Cancel a confirmed order", params: orderIdParams, response: { 200: orderView } } },
     async (req) => cancelOrder(deps, (req.params as { id: string }).id, context(req)),
   );
+
+  registerStockLevelRoutes(app, deps.db);
 
   const reconciliation = deps.reconciliation;
   if (!reconciliation) return;

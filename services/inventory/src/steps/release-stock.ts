@@ -1,8 +1,10 @@
 // order.cancelled -> give back what was reserved, and answer inventory.released. It answers also when
-// nothing was reserved: that reply is the acknowledgement the order service waits for.
+// nothing was reserved: that reply is the acknowledgement the order service waits for. Stock given back
+// also writes each SKU's new level (inventory.stock-changed).
 
 import type { SqlTx } from "@orderflow/db";
 import { replyTo, type Step } from "@orderflow/service-runtime";
+import { publishLevels, type StockLevel } from "./stock-changed.ts";
 
 type Lines = { sku: string; quantity: number }[];
 
@@ -31,7 +33,7 @@ export const releaseStock: Step<"order.cancelled", SqlTx> = async (event, { tx, 
   const reply = replyTo(event);
   if (current?.status === "RESERVED") {
     const { lines } = current;
-    await tx.$executeRaw`
+    const levels = await tx.$queryRaw<StockLevel[]>`
       WITH r AS (
         UPDATE reservations
            SET status = 'RELEASED', reply_message_id = ${reply.messageId}::uuid, updated_at = now()
@@ -41,7 +43,9 @@ export const releaseStock: Step<"order.cancelled", SqlTx> = async (event, { tx, 
          SET available = available + l.quantity, reserved = reserved - l.quantity, updated_at = now()
         FROM unnest(${lines.map((l) => l.sku)}::text[], ${lines.map((l) => l.quantity)}::int[])
              AS l(sku, quantity)
-       WHERE stock.sku = l.sku`;
+       WHERE stock.sku = l.sku
+       RETURNING stock.sku, stock.available, stock.reserved`;
+    await publishLevels(enqueue, levels, reply.correlationId);
   } else {
     // RELEASED also when nothing was reserved: a late order.created for this order then reserves nothing.
     // An order already decided otherwise (REJECTED, RELEASED) keeps its status.

@@ -1,4 +1,5 @@
-// order.created -> reserve every line or none, and answer inventory.reserved or inventory.rejected.
+// order.created -> reserve every line or none, and answer inventory.reserved or inventory.rejected;
+// each SKU it took from gets an inventory.stock-changed with its new level.
 // The reservation row is the state guard: an order already decided (or cancelled before its create
 // arrived, which leaves a RELEASED tombstone) reserves nothing again.
 // Set-based: a consumer batch's orders are decided together in two statements, whatever their
@@ -9,6 +10,7 @@
 
 import type { SqlTx } from "@orderflow/db";
 import { batchStep, type Enqueue, replyTo } from "@orderflow/service-runtime";
+import { publishLevels, type StockLevel } from "./stock-changed.ts";
 import { unitsBySku } from "./units-by-sku.ts";
 
 type Wanted = { sku: string; quantity: number }[];
@@ -70,11 +72,15 @@ type Decision = { orderId: string; customerId: string; total: number; replyMessa
 /**
  * Writes the decisions, each only where the order has no row yet (ON CONFLICT DO NOTHING: the row is the
  * guard), and takes the stock of the reservations that went in, summed by SKU in the same statement, so
- * stock moves only with a row written. Returns the orders whose row went in.
+ * stock moves only with a row written. Returns the orders whose row went in, and the levels of the SKUs
+ * whose stock moved.
  */
-async function record(tx: SqlTx, decisions: Decision[]): Promise<Set<string>> {
-  if (decisions.length === 0) return new Set();
-  const rows = await tx.$queryRawUnsafe<{ order_id: string }[]>(
+async function record(
+  tx: SqlTx,
+  decisions: Decision[],
+): Promise<{ written: Set<string>; levels: StockLevel[] }> {
+  if (decisions.length === 0) return { written: new Set(), levels: [] };
+  const [row] = await tx.$queryRawUnsafe<{ written: string[]; levels: StockLevel[] }[]>(
     `WITH d AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::uuid[])
                   AS d(order_id, status, reason, lines, reply_message_id)
@@ -93,15 +99,17 @@ async function record(tx: SqlTx, decisions: Decision[]): Promise<Set<string>> {
           SET available = available - taken.quantity, reserved = reserved + taken.quantity, updated_at = now()
          FROM taken
         WHERE stock.sku = taken.sku
+       RETURNING stock.sku, stock.available, stock.reserved
      )
-     SELECT order_id FROM r`,
+     SELECT array(SELECT order_id FROM r) AS written,
+            coalesce((SELECT json_agg(s ORDER BY s.sku) FROM s), '[]'::json) AS levels`,
     decisions.map((d) => d.orderId),
     decisions.map((d) => d.status),
     decisions.map((d) => (d.status === "REJECTED" ? d.shortage.reason : null)),
     decisions.map((d) => JSON.stringify(d.status === "RESERVED" ? d.wanted : [])),
     decisions.map((d) => d.replyMessageId),
   );
-  return new Set(rows.map((r) => r.order_id));
+  return { written: new Set(row?.written ?? []), levels: row?.levels ?? [] };
 }
 
 /** Writes the decision's answer to the outbox; a rejection is also the step's result. */
@@ -152,7 +160,7 @@ export const reserveStock = batchStep<"order.created", SqlTx>(
       for (const w of o.wanted) available.set(w.sku, (available.get(w.sku) ?? 0) - w.quantity);
       return { ...base, status: "RESERVED", wanted: o.wanted };
     });
-    const written = await record(
+    const { written, levels } = await record(
       tx,
       decisions.filter((d): d is Decision => d !== undefined),
     );
@@ -167,6 +175,16 @@ export const reserveStock = batchStep<"order.created", SqlTx>(
     for (const [i, o] of orders.entries()) {
       const d = decisions[i];
       results.push(d && written.has(o.orderId) ? await answer(d, o.reply, each(i).enqueue) : undefined);
+    }
+    // Each SKU's new level, in the saga of the last order of the call that took from it.
+    const lastTaker = new Map<string, number>();
+    for (const [i, d] of decisions.entries())
+      if (d?.status === "RESERVED" && written.has(d.orderId))
+        for (const w of d.wanted) lastTaker.set(w.sku, i);
+    for (const level of levels) {
+      const i = lastTaker.get(level.sku) ?? 0;
+      const { correlationId } = (events[i] as (typeof events)[number]).envelope;
+      await publishLevels(each(i).enqueue, [level], correlationId);
     }
     return results;
   },
