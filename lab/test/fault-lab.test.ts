@@ -35,7 +35,7 @@ describe("fault lab, short runs", () => {
         : "nothing lost, nothing applied twice";
     // The partitions need the nodes in namespaces (`stack up --netns`): scripts/partition-check.sh runs
     // them on such a stack, at the default rate.
-    const unmet = sc.needs?.(stack, { replicas: 1 });
+    const unmet = sc.needs?.(stack, { replicas: 1, target: "local" });
     test.skipIf(unmet !== undefined)(
       `${sc.name}: ${promise}`,
       async () => {

@@ -4,7 +4,12 @@ import { labEnvVariables, readLabEnv } from "../src/pitfalls/env.ts";
 import { LAB_PITFALLS } from "../src/pitfalls/pitfalls.ts";
 
 test("no lab variables means every protection on", () => {
-  expect(readLabEnv({})).toEqual({ pitfall: undefined, rollbackRate: 0, failShare: 0 });
+  expect(readLabEnv({})).toEqual({
+    pitfall: undefined,
+    rollbackRate: 0,
+    failShare: 0,
+    streamFailEvery: 0,
+  });
 });
 
 test("an unknown pitfall is refused with the list of known ones", () => {
@@ -19,6 +24,12 @@ test("a share of failing first deliveries outside 0..1 is refused", () => {
   );
 });
 
+test("a stream failure interval that is not a whole number is refused", () => {
+  expect(() => readLabEnv({ ORDERFLOW_LAB_STREAM_FAIL_EVERY: "2.5" })).toThrow(
+    /ORDERFLOW_LAB_STREAM_FAIL_EVERY must be/,
+  );
+});
+
 test("a rollback rate outside 0..1 is refused", () => {
   expect(() => readLabEnv({ ORDERFLOW_LAB_ROLLBACK_RATE: "1.5" })).toThrow(
     `ORDERFLOW_LAB_ROLLBACK_RATE must be a number 0-1, got "1.5"`,
@@ -30,9 +41,7 @@ test("a rollback rate outside 0..1 is refused", () => {
 
 test("a lab configuration survives the trip through the variables", () => {
   for (const pitfall of LAB_PITFALLS)
-    expect(readLabEnv(labEnvVariables({ pitfall, rollbackRate: 0.1, failShare: 0.05 }))).toEqual({
-      pitfall,
-      rollbackRate: 0.1,
-      failShare: 0.05,
-    });
+    expect(
+      readLabEnv(labEnvVariables({ pitfall, rollbackRate: 0.1, failShare: 0.05, streamFailEvery: 4 })),
+    ).toEqual({ pitfall, rollbackRate: 0.1, failShare: 0.05, streamFailEvery: 4 });
 });

@@ -1,7 +1,7 @@
 // The only reader of the environment in the lab's variant processes (*-main.ts in this folder): which
-// pitfall they run with, and the share of order transactions they roll back. The fault lab sets both
-// (lab/src/run); they are not in .env.example because no deployment ever sets them.
-import { num, oneOf, type RawEnv, readEnv } from "@orderflow/config";
+// pitfall they run with, and the experiments' triggers (rolled-back orders, failing deliveries). The
+// fault lab sets them (lab/src/run); they are not in .env.example because no deployment ever sets them.
+import { int, num, oneOf, type RawEnv, readEnv } from "@orderflow/config";
 import { LAB_PITFALLS, type LabPitfall } from "./pitfalls.ts";
 
 export interface LabEnv {
@@ -10,6 +10,8 @@ export interface LabEnv {
   rollbackRate: number;
   /** Share of order.created deliveries that fail for good at inventory on their first arrival (0..1). */
   failShare: number;
+  /** Every Nth message of each stock stream fails its first application at the order service (0: none). */
+  streamFailEvery: number;
 }
 
 export function readLabEnv(raw: RawEnv = process.env): LabEnv {
@@ -18,6 +20,7 @@ export function readLabEnv(raw: RawEnv = process.env): LabEnv {
       pitfall: oneOf("ORDERFLOW_LAB_PITFALL", LAB_PITFALLS),
       rollbackRate: num("ORDERFLOW_LAB_ROLLBACK_RATE", { min: 0, max: 1 }).default(0),
       failShare: num("ORDERFLOW_LAB_FAIL_SHARE", { min: 0, max: 1 }).default(0),
+      streamFailEvery: int("ORDERFLOW_LAB_STREAM_FAIL_EVERY", { min: 0, max: 1_000 }).default(0),
     },
     raw,
   );
@@ -29,5 +32,6 @@ export function labEnvVariables(lab: Partial<LabEnv>): Record<string, string> {
     ...(lab.pitfall ? { ORDERFLOW_LAB_PITFALL: lab.pitfall } : {}),
     ...(lab.rollbackRate ? { ORDERFLOW_LAB_ROLLBACK_RATE: String(lab.rollbackRate) } : {}),
     ...(lab.failShare ? { ORDERFLOW_LAB_FAIL_SHARE: String(lab.failShare) } : {}),
+    ...(lab.streamFailEvery ? { ORDERFLOW_LAB_STREAM_FAIL_EVERY: String(lab.streamFailEvery) } : {}),
   };
 }

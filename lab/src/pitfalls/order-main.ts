@@ -1,9 +1,10 @@
 // The order service as the fault lab runs it: its own composition with the lab's parts.
 import { createLogger } from "@orderflow/logging";
 import { createBrokerConnection, createConfirmPublisher } from "@orderflow/messaging";
-import { orderService, readEnv } from "@orderflow/order";
+import { orderService, readEnv, recordStockLevel } from "@orderflow/order";
 import { main, type WriteWithEvents } from "@orderflow/service-runtime";
 import { readLabEnv } from "./env.ts";
+import { failEveryNthInStream } from "./fail-in-stream.ts";
 import { commonLabParts } from "./parts.ts";
 import { publishOrderCreatedFirst, rollBackSomeOrders } from "./publish-before-commit.ts";
 import { warnLabOn } from "./warn.ts";
@@ -23,5 +24,11 @@ main(() => {
   const write = (own: WriteWithEvents) => wrappers.reduceRight((inner, wrap) => wrap(inner), own);
   // Reconciliation still answers an operator (POST /admin/reconcile); it just never runs by itself.
   const scheduledReconciliation = lab.pitfall !== "no-reconciliation";
-  return orderService(env, { ...commonLabParts(lab), write, scheduledReconciliation });
+  const parts = commonLabParts(lab);
+  if (lab.streamFailEvery > 0)
+    parts.steps = {
+      ...parts.steps,
+      "inventory.stock-changed": failEveryNthInStream(recordStockLevel, lab.streamFailEvery),
+    };
+  return orderService(env, { ...parts, write, scheduledReconciliation });
 });

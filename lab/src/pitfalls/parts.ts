@@ -9,6 +9,8 @@ import { fireAndForgetPublisher } from "./fire-and-forget.ts";
 import { naiveClaim } from "./naive-claim.ts";
 import { NO_BACKOFF, outageAsRefusalPublisher } from "./outage-as-refusal.ts";
 import { sweeplessClaim } from "./sweepless-claim.ts";
+import { turnlessInbox } from "./turnless-inbox.ts";
+import { unorderedClaim } from "./unordered-claim.ts";
 
 /** dedup-by-business-id: an order's second message looks like a duplicate of its first. */
 const byOrderId = (event: InboundEvent): string => {
@@ -32,7 +34,7 @@ export function commonLabParts(lab: LabEnv): ServiceParts {
       // No inbox and no Redis early skip: every delivery runs its step.
       return {
         consumer: {
-          inbox: { claim: async () => true, recorded: async () => undefined },
+          inbox: { claim: async () => true, recorded: async () => undefined, takeTurn: async () => "apply" },
           dedupCache: () => undefined,
         },
       };
@@ -47,6 +49,8 @@ export function commonLabParts(lab: LabEnv): ServiceParts {
       return { relay: { publisher: outageAsRefusalPublisher, config: NO_BACKOFF } };
     case "dlx-cycle":
       return { consumer: { settle: cycleDeadLetters } };
+    case "no-ordering":
+      return { relay: { claim: unorderedClaim }, consumer: { inbox: turnlessInbox } };
     default:
       return {};
   }

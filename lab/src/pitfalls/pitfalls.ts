@@ -13,5 +13,6 @@ export const LAB_PITFALLS = [
   "no-reconciliation",
   "no-archive",
   "dlx-cycle",
+  "no-ordering",
 ] as const;
 export type LabPitfall = (typeof LAB_PITFALLS)[number];

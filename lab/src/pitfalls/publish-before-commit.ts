@@ -14,7 +14,7 @@ export function publishOrderCreatedFirst(publisher: ConfirmPublisher) {
       for (const event of events.filter(isOrderCreated)) {
         // The wire form the relay would have sent for this event's row.
         await publisher.publish(
-          toMessage({ ...outboxRow(event), id: "0", attempts: 0, createdAt: new Date() }),
+          toMessage({ ...outboxRow(event), id: "0", attempts: 0, createdAt: new Date(), sequence: null }),
         );
       }
       return own(

@@ -37,7 +37,10 @@ export async function runLab(
   for (const [why, names] of byReason(skipped, (sc) => sc.localOnly))
     o.log(`skipped on ${t.kind}, as they run on the local stack only (${why}): ${names}`);
   // As many instances as the run will have: asked for, or what runs now.
-  const run = { replicas: o.replicas ?? (t.kind === "local" ? replicasInUse(t.stack) : 1) };
+  const run = {
+    replicas: o.replicas ?? (t.kind === "local" ? replicasInUse(t.stack) : 1),
+    target: t.kind,
+  };
   const scenarios = onKind.filter((sc) => !sc.needs?.(t.stack, run));
   for (const [why, names] of byReason(
     onKind.filter((sc) => !scenarios.includes(sc)),

@@ -224,6 +224,7 @@ export async function runScenario(t: LabTarget, declared: Scenario, lab: LabOpti
       o.log(`[${sc.name}] in flight before ${action}: ${fmtInFlight(m)} (measured in ${m.tookMs} ms)`);
     },
     facts,
+    prefix: work.prefix,
   }).catch((e: unknown) => {
     facts.faultError = e instanceof Error ? e.message : String(e);
     o.log(`[${sc.name}] fault script failed: ${facts.faultError}`);

@@ -29,6 +29,8 @@ export interface FaultContext {
   log: (line: string) => void;
   /** A scenario may report its own figures (injected poison messages, proxy ports...). */
   facts: Record<string, unknown>;
+  /** The run's prefix: a SKU or customer id named with it is audited with the run's own. */
+  prefix: string;
 }
 
 export interface Outcome {
@@ -103,8 +105,8 @@ export interface Scenario {
   /** A broker probe's counts (lost, duplicated, unexpected, recovered...), for scenarios that run one. */
   broker?: (o: Outcome) => Record<string, number> | null;
   /**
-   * What the stack or the run lacks for it (the partitions need --netns; the pitfalls one instance of
-   * each app); unset or undefined: nothing.
+   * What the stack or the run lacks for it (the partitions need --netns on the local stack; the pitfalls
+   * one instance of each app); unset or undefined: nothing.
    */
-  needs?: (s: Stack, run: { replicas: number }) => string | undefined;
+  needs?: (s: Stack, run: { replicas: number; target: TargetKind }) => string | undefined;
 }

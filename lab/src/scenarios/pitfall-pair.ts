@@ -19,7 +19,7 @@ export interface Pitfall {
   /** What breaks, and which protection prevents it (for the docs and the report). */
   predicts: string;
   /** The experiment's trigger, in both runs: part of the experiment, not the pitfall (rollbacks, failures). */
-  trigger?: Pick<Partial<LabEnv>, "rollbackRate" | "failShare">;
+  trigger?: Pick<Partial<LabEnv>, "rollbackRate" | "failShare" | "streamFailEvery">;
   /** Environment both runs get (a proxy in front of the broker, the lab's time scale for a job). */
   env?: (
     s: Stack,
@@ -49,6 +49,9 @@ const describeTrigger = (t: Pitfall["trigger"]) =>
   [
     t?.rollbackRate ? `${t.rollbackRate * 100}% of order transactions rolled back` : "",
     t?.failShare ? `${t.failShare * 100}% of first order.created deliveries failing for good` : "",
+    t?.streamFailEvery
+      ? `every ${t.streamFailEvery}th message of each stock stream failing its first application`
+      : "",
   ]
     .filter(Boolean)
     .join(", ");

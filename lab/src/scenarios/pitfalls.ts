@@ -12,6 +12,7 @@ import { republishSentOrders } from "./duplicate-publish.ts";
 import { type KillOnDelivery, killOnDelivery } from "./kill-on-delivery.ts";
 import { type Pitfall, pair } from "./pitfall-pair.ts";
 import { OPERATIONS_PITFALLS } from "./pitfalls-operations.ts";
+import { ORDERING_PITFALLS } from "./pitfalls-ordering.ts";
 import { RELAY_PITFALLS } from "./pitfalls-relay.ts";
 
 const n = (x: number) => String(x);
@@ -209,6 +210,11 @@ const FIRST_PITFALLS: Pitfall[] = [
   },
 ];
 
-export const PITFALLS: Pitfall[] = [...FIRST_PITFALLS, ...RELAY_PITFALLS, ...OPERATIONS_PITFALLS];
+export const PITFALLS: Pitfall[] = [
+  ...FIRST_PITFALLS,
+  ...RELAY_PITFALLS,
+  ...OPERATIONS_PITFALLS,
+  ...ORDERING_PITFALLS,
+];
 
 export const PITFALL_SCENARIOS: Scenario[] = PITFALLS.flatMap(pair);
