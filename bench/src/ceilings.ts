@@ -4,7 +4,7 @@
 //  - PostgreSQL alone: the order service's transaction (order + lines + history + key + outbox row) as
 //    raw SQL over 16 connections.
 import { amqpUrls } from "@orderflow/infra";
-import amqp from "amqplib";
+import amqp, { type Options } from "amqplib";
 import { closedLoop } from "./closed-loop.ts";
 import { createScratchDb } from "./scratch-db.ts";
 import { createScratchQueue, EXCHANGE } from "./scratch-queue.ts";
@@ -15,20 +15,35 @@ import { orderShape, serviceMigrations } from "./tx-shapes.ts";
 const WINDOW = 500;
 const PG_CONNECTIONS = 16;
 
-/** Publishes `n` messages keeping at most `window` unconfirmed; returns confirmed messages per second. */
+/** One message to publish: its body and AMQP properties. */
+export interface WindowedMessage {
+  body: Buffer;
+  options: Options.Publish;
+}
+
+/** The ceiling's own message: about 200 B of JSON, persistent, with a message id and nothing else. */
+function bareMessage(): (i: number) => WindowedMessage {
+  const body = Buffer.from(
+    JSON.stringify({ orderId: "x".repeat(36), lines: [{ sku: "SKU-1", qty: 2 }], pad: "y".repeat(120) }),
+  );
+  return (i) => ({ body, options: { persistent: true, messageId: String(i) } });
+}
+
+/**
+ * Publishes `n` messages keeping at most `window` unconfirmed; returns confirmed messages per second.
+ * `message` makes the i-th message (default: the bare one above).
+ */
 export async function publishWindowed(
   url: string,
   routingKey: string,
   n: number,
   window: number,
+  message: (i: number) => WindowedMessage = bareMessage(),
 ): Promise<number> {
   const conn = await amqp.connect(url);
   conn.on("error", () => {});
   try {
     const ch = await conn.createConfirmChannel();
-    const body = Buffer.from(
-      JSON.stringify({ orderId: "x".repeat(36), lines: [{ sku: "SKU-1", qty: 2 }], pad: "y".repeat(120) }),
-    );
     let inFlight = 0;
     let confirmed = 0;
     let failed = 0;
@@ -37,7 +52,8 @@ export async function publishWindowed(
     for (let i = 0; i < n; i++) {
       while (inFlight >= window) await new Promise<void>((r) => (wake = r));
       inFlight++;
-      const ok = ch.publish(EXCHANGE, routingKey, body, { persistent: true, messageId: String(i) }, (err) => {
+      const m = message(i);
+      const ok = ch.publish(EXCHANGE, routingKey, m.body, m.options, (err) => {
         inFlight--;
         if (err) failed++;
         else confirmed++;

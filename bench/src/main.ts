@@ -10,6 +10,7 @@ import { claimSection } from "./claim-bench.ts";
 import { readBenchEnv } from "./env.ts";
 import { describeMachine } from "./machine.ts";
 import { memorySection } from "./memory-bench.ts";
+import { orderingSection } from "./ordering-bench.ts";
 import { peersSection } from "./peers-bench.ts";
 import { checkStack } from "./preflight.ts";
 import { prismaSection } from "./prisma-vs-raw.ts";
@@ -28,6 +29,7 @@ const SECTIONS: Section[] = [
   sagaSection,
   memorySection,
   batchingSection,
+  orderingSection,
 ];
 
 const USAGE = `usage: pnpm bench [--quick] [--only=SECTION[,SECTION...]] [--memory-rate=N] [--replicas=N]
@@ -73,7 +75,7 @@ function readArgs(argv: string[]): {
 /** `{ [name]: summary }` when that section ran and has one: bench.json's top-level objects. */
 const summary = (
   earlier: Map<string, SectionResult>,
-  name: "relay" | "ceilings" | "saga" | "memory" | "peers",
+  name: "relay" | "ceilings" | "saga" | "memory" | "peers" | "ordering",
 ) => {
   const s = earlier.get(name)?.summary;
   return s ? { [name]: s } : {};
@@ -133,6 +135,7 @@ async function mainBench(): Promise<number> {
     ...summary(earlier, "saga"),
     ...summary(earlier, "memory"),
     ...summary(earlier, "peers"),
+    ...summary(earlier, "ordering"),
     sections: Object.fromEntries(earlier),
     failures: Object.fromEntries(Object.entries(failures).map(([k, v]) => [k, v.split("\n")[0] ?? v])),
   };

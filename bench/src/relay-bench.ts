@@ -2,13 +2,18 @@
 // scratch database and scratch queue.
 //  - throughput: N pending rows already committed (a backlog), the relay started, time until every row
 //    is confirmed (status 1, attempt counted) -> rows/s; interleaved with the same number of messages
-//    published straight to the same queue with a window of 500 (the broker alone, the relay's ceiling)
-//    and with orderflow's relay sweeping one batch at a time (what the pipelined sweep buys);
+//    published straight to the same queue with a window of 500 (the broker alone, the relay's ceiling:
+//    bare messages, and the relay's own wire form) and with orderflow's relay sweeping one batch at a
+//    time (what the pipelined sweep buys). Each run's CPU per row is read for the publishing process,
+//    PostgreSQL and the broker: on shared cores the relay's share of the ceiling follows them;
 //  - latency: rows committed one per transaction at a fixed rate (open model), consumed by a plain
 //    consumer as admin; latency = delivery time - commit time of the row, same process clock.
 import { amqpUrls, waitFor } from "@orderflow/infra";
-import { OUTBOX_MIGRATIONS_DIR } from "@orderflow/outbox";
-import { publishWindowed } from "./ceilings.ts";
+import { publishOptions } from "@orderflow/messaging";
+import { type ClaimedRow, OUTBOX_MIGRATIONS_DIR, toMessage } from "@orderflow/outbox";
+import type pg from "pg";
+import { publishWindowed, type WindowedMessage } from "./ceilings.ts";
+import { cpuDelta, cpuSeconds, postgresRoots } from "./cpu.ts";
 import { createOrderflowRelay } from "./orderflow-relay.ts";
 import { confirmedCount, insertPending, writeOne } from "./outbox-rows.ts";
 import { createScratchDb, type ScratchDb } from "./scratch-db.ts";
@@ -23,6 +28,7 @@ import {
   type TableRow,
 } from "./section.ts";
 import { type BenchRelay, createSeedRelay } from "./seed-relay.ts";
+import { stackProcesses } from "./stack-processes.ts";
 import { type Latency, latency, ratio, spread } from "./stats.ts";
 
 type Impl = "orderflow" | "baseline" | "orderflowOneBatch";
@@ -39,12 +45,94 @@ function makeRelay(impl: Impl, ctx: SectionContext, db: ScratchDb): BenchRelay {
   });
 }
 
-/** The broker alone, as the ceilings section measures it, on this section's queue and message count. */
-async function brokerAloneOnce(ctx: SectionContext, q: ScratchQueue, messages: number): Promise<number> {
+/** Microseconds of CPU per row (or message) of the process doing the publishing, PostgreSQL and the broker. */
+export interface CpuPerRow {
+  publisher: number;
+  postgres: number;
+  broker: number;
+  total: number;
+}
+
+/** The process trees a run's CPU is read from: this process publishes (the relay runs in it). */
+type CpuRoots = { postgres: number[]; broker: number[] };
+
+async function cpuRoots(ctx: SectionContext): Promise<CpuRoots> {
+  return { postgres: postgresRoots(ctx), broker: (await stackProcesses(ctx.stack)).underTest.rabbitmq ?? [] };
+}
+
+/** Runs `fn` and returns its result with the CPU it cost per unit, over `units()` units. */
+async function perUnitCpu<T>(roots: CpuRoots, fn: () => Promise<T>, units: (r: T) => number) {
+  const own0 = process.cpuUsage();
+  const before = cpuSeconds(roots);
+  const result = await fn();
+  const d = cpuDelta(before, cpuSeconds(roots));
+  const own = process.cpuUsage(own0);
+  const n = Math.max(1, units(result));
+  const us = (seconds: number) => (seconds * 1e6) / n;
+  const cpu: CpuPerRow = {
+    publisher: (own.user + own.system) / n,
+    postgres: us(d.postgres ?? 0),
+    broker: us(d.broker ?? 0),
+    total: 0,
+  };
+  cpu.total = cpu.publisher + cpu.postgres + cpu.broker;
+  return { result, cpu };
+}
+
+/**
+ * The relay's own wire form of the bench's rows (outbox-rows.ts): the same body, properties and headers,
+ * persistent and mandatory. Its headers and properties cost the broker more than a bare message does.
+ */
+function relayMessages(routingKey: string): (i: number) => WindowedMessage {
+  const createdAt = new Date();
+  return (i) => {
+    const id = crypto.randomUUID();
+    const row: ClaimedRow = {
+      id: String(i + 1),
+      messageId: crypto.randomUUID(),
+      eventType: routingKey,
+      aggregateType: "order",
+      aggregateId: id,
+      payload: JSON.stringify({
+        orderId: id,
+        customerId: `c-${i % 1000}`,
+        lines: [{ sku: `SKU-${i % 50}`, quantity: 2, unitPrice: 999 }],
+        total: 1998,
+        createdAt: createdAt.toISOString(),
+      }),
+      schemaVersion: 1,
+      headers: {},
+      orderingKey: null,
+      attempts: 0,
+      createdAt,
+      sequence: null,
+    };
+    const m = toMessage(row);
+    return { body: m.body, options: publishOptions(m) };
+  };
+}
+
+/**
+ * The broker alone on this section's queue and message count, with the ceilings section's bare messages
+ * or with the relay's own (`same`).
+ */
+async function brokerAloneOnce(
+  ctx: SectionContext,
+  q: ScratchQueue,
+  messages: number,
+  roots: CpuRoots,
+  same: boolean,
+) {
   await q.purge();
-  const rate = await publishWindowed(amqpUrls(ctx.stack, "order")[0] as string, q.routingKey, messages, 500);
+  const url = amqpUrls(ctx.stack, "order")[0] as string;
+  const shape = same ? relayMessages(q.routingKey) : undefined;
+  const { result: rate, cpu } = await perUnitCpu(
+    roots,
+    () => publishWindowed(url, q.routingKey, messages, 500, shape),
+    () => messages,
+  );
   await q.purge();
-  return rate;
+  return { rate, cpu };
 }
 
 async function reset(db: ScratchDb, q: ScratchQueue): Promise<void> {
@@ -52,27 +140,55 @@ async function reset(db: ScratchDb, q: ScratchQueue): Promise<void> {
   await q.purge();
 }
 
+/**
+ * Waits until `rows` rows are confirmed. Counting them every 20 ms would read every sent row each time:
+ * on a 50,000-row backlog that costs PostgreSQL about as much CPU as the relay's own statements, taken
+ * from the contender being timed. So it waits on the pending rows through their partial index (the
+ * seed's relay leaves status 0 before its confirm), and counts only for the last confirms.
+ */
+async function waitAllConfirmed(pool: pg.Pool, rows: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const pendingLeft = async () =>
+    (await pool.query<{ any: boolean }>("SELECT EXISTS (SELECT 1 FROM outbox WHERE status = 0) AS any"))
+      .rows[0]?.any ?? true;
+  await waitFor("no pending row", async () => !(await pendingLeft()), { timeoutMs, intervalMs: 20 });
+  await waitFor(`${rows} rows confirmed`, async () => (await confirmedCount(pool)) >= rows, {
+    timeoutMs: Math.max(1, deadline - Date.now()),
+    intervalMs: 5,
+  });
+}
+
 /** One throughput run: rows/s from relay start to the last confirmed row. */
-async function throughputOnce(impl: Impl, rows: number, ctx: SectionContext, db: ScratchDb, q: ScratchQueue) {
+async function throughputOnce(
+  impl: Impl,
+  rows: number,
+  ctx: SectionContext,
+  db: ScratchDb,
+  q: ScratchQueue,
+  roots: CpuRoots,
+) {
   await reset(db, q);
   await insertPending(db.pool, rows, q.routingKey);
   await db.pool.query("ANALYZE outbox");
   const relay = makeRelay(impl, ctx, db);
   const timeoutMs = impl === "baseline" ? rows * 40 + 10_000 : rows * 5 + 30_000;
   const t0 = performance.now();
-  await relay.start();
-  const done = await waitFor(`${rows} rows confirmed`, async () => (await confirmedCount(db.pool)) >= rows, {
-    timeoutMs,
-    intervalMs: 20,
-  }).then(
-    () => true,
-    () => false,
+  const { result: done, cpu } = await perUnitCpu(
+    roots,
+    async () => {
+      await relay.start();
+      return await waitAllConfirmed(db.pool, rows, timeoutMs).then(
+        () => true,
+        () => false,
+      );
+    },
+    () => rows,
   );
   const seconds = (performance.now() - t0) / 1000;
   await relay.stop();
   const confirmed = await confirmedCount(db.pool);
   if (!done) ctx.log(`  ${impl}: only ${confirmed}/${rows} confirmed before the timeout`);
-  return { rows, confirmed, seconds, rowsPerSec: confirmed / seconds };
+  return { rows, confirmed, seconds, rowsPerSec: confirmed / seconds, cpu };
 }
 
 /** One latency run at `rate` rows/s for `seconds`; returns commit-to-consume latencies in ms. */
@@ -136,6 +252,15 @@ async function latencyOnce(
   };
 }
 
+const fmtCpu = (c: CpuPerRow) =>
+  `${fmt(c.total)} µs/row (publisher ${fmt(c.publisher)}, PostgreSQL ${fmt(c.postgres)}, broker ${fmt(c.broker)})`;
+
+/** The median of each part over the runs. */
+const medianCpu = (runs: CpuPerRow[]): CpuPerRow => {
+  const m = (k: keyof CpuPerRow) => spread(runs.map((r) => r[k])).median;
+  return { publisher: m("publisher"), postgres: m("postgres"), broker: m("broker"), total: m("total") };
+};
+
 const summarize = (runs: { latency: Latency }[]) => ({
   p50: spread(runs.map((r) => r.latency.p50)),
   p99: spread(runs.map((r) => r.latency.p99)),
@@ -161,9 +286,21 @@ export const relaySection: Section = {
         baseline: [],
       };
       const brokerAlone: number[] = [];
+      const brokerAloneCpu: CpuPerRow[] = [];
+      const sameMessages: number[] = [];
+      const sameMessagesCpu: CpuPerRow[] = [];
+      const roots = await cpuRoots(ctx);
       for (let i = 0; i < repeats; i++) {
-        brokerAlone.push(await brokerAloneOnce(ctx, q, sizes.orderflow));
-        ctx.log(`  broker alone #${i + 1}: ${fmt(brokerAlone[i] ?? Number.NaN)} msg/s`);
+        const alone = await brokerAloneOnce(ctx, q, sizes.orderflow, roots, false);
+        brokerAlone.push(alone.rate);
+        brokerAloneCpu.push(alone.cpu);
+        ctx.log(`  broker alone #${i + 1}: ${fmt(alone.rate)} msg/s, CPU ${fmtCpu(alone.cpu)}`);
+        const same = await brokerAloneOnce(ctx, q, sizes.orderflow, roots, true);
+        sameMessages.push(same.rate);
+        sameMessagesCpu.push(same.cpu);
+        ctx.log(
+          `  broker alone, the relay's messages #${i + 1}: ${fmt(same.rate)} msg/s, CPU ${fmtCpu(same.cpu)}`,
+        );
         for (const impl of ["orderflow", "orderflowOneBatch", "baseline"] as const) {
           const r = await throughputOnce(
             impl,
@@ -171,9 +308,10 @@ export const relaySection: Section = {
             ctx,
             db,
             q,
+            roots,
           );
           ctx.log(
-            `  throughput ${impl} #${i + 1}: ${fmt(r.rowsPerSec)} rows/s (${r.confirmed} rows, ${fmt(r.seconds, 1)} s)`,
+            `  throughput ${impl} #${i + 1}: ${fmt(r.rowsPerSec)} rows/s (${r.confirmed} rows, ${fmt(r.seconds, 1)} s), CPU ${fmtCpu(r.cpu)}`,
           );
           tput[impl].push(r);
         }
@@ -200,6 +338,11 @@ export const relaySection: Section = {
       const tO = spread(tput.orderflow.map((r) => r.rowsPerSec));
       const t1 = spread(tput.orderflowOneBatch.map((r) => r.rowsPerSec));
       const bA = spread(brokerAlone);
+      const cO = medianCpu(tput.orderflow.map((r) => r.cpu));
+      const cA = medianCpu(brokerAloneCpu);
+      const bS = spread(sameMessages);
+      const cS = medianCpu(sameMessagesCpu);
+      const sameShares = tput.orderflow.map((r, i) => ratio(r.rowsPerSec, sameMessages[i] ?? Number.NaN));
       // Each repeat's relay against the broker alone measured just before it.
       const shares = tput.orderflow.map((r, i) => ratio(r.rowsPerSec, brokerAlone[i] ?? Number.NaN));
       const tB = spread(tput.baseline.map((r) => r.rowsPerSec));
@@ -221,7 +364,7 @@ export const relaySection: Section = {
           kind: "measured",
         },
         {
-          measure: `the broker alone: the same ${fmt(sizes.orderflow)} messages published to the same queue, confirms, window 500`,
+          measure: `the broker alone: ${fmt(sizes.orderflow)} bare messages (a message id, ~200 B) to the same queue, confirms, window 500`,
           result: `${fmt(bA.median)} msg/s`,
           spread: fmtSpread(bA),
           kind: "measured",
@@ -233,6 +376,20 @@ export const relaySection: Section = {
           spread: fmtSpread(spread(shares.map((x) => x * 100)), 0, "%"),
           kind: "derived",
           note: "result: ratio of the medians; spread: each repeat's relay over the broker alone just before it",
+        },
+        {
+          measure: "the broker alone with the relay's own messages (its properties, headers, mandatory)",
+          result: `${fmt(bS.median)} msg/s; the relay at ${fmt(ratio(tO.median, bS.median) * 100)}% of it`,
+          spread: `${fmtSpread(bS)}; ${fmtSpread(spread(sameShares.map((x) => x * 100)), 0, "%")}`,
+          kind: "measured",
+          note: `the wire form the relay publishes: the broker's CPU per message ${fmt(cS.broker)} µs, against ${fmt(cA.broker)} µs for a bare one`,
+        },
+        {
+          measure: "CPU per row: orderflow's relay / the broker alone with the relay's messages / bare",
+          result: `${fmt(cO.total)} / ${fmt(cS.total)} / ${fmt(cA.total)} µs`,
+          spread: `${fmtSpread(spread(tput.orderflow.map((r) => r.cpu.total)))} / ${fmtSpread(spread(sameMessagesCpu.map((c) => c.total)))} / ${fmtSpread(spread(brokerAloneCpu.map((c) => c.total)))}`,
+          kind: "measured",
+          note: `relay ${fmt(cO.publisher)} + PostgreSQL ${fmt(cO.postgres)} + broker ${fmt(cO.broker)}; the same messages alone: publisher ${fmt(cS.publisher)} + broker ${fmt(cS.broker)}. Where the three share the cores, the relay's share of the broker alone follows these: about ${fmt(ratio(cA.total, cO.total) * 100)}% of the bare ceiling`,
         },
         {
           measure:
@@ -291,6 +448,9 @@ export const relaySection: Section = {
           latencyPlan,
           throughput: tput,
           brokerAlone,
+          brokerAloneCpu,
+          sameMessages,
+          sameMessagesCpu,
           latency: lat,
           medians: { tO, t1, bA, tB, lO, lB, lF },
         },
@@ -300,6 +460,11 @@ export const relaySection: Section = {
           baselineRowsPerSecond: tB.median,
           brokerAloneMessagesPerSecond: bA.median,
           overBrokerAlone: ratio(tO.median, bA.median),
+          brokerAloneSameMessagesPerSecond: bS.median,
+          overBrokerAloneSameMessages: ratio(tO.median, bS.median),
+          cpuMicrosPerRow: cO,
+          brokerAloneCpuMicrosPerMessage: cA,
+          brokerAloneSameMessagesCpuMicrosPerMessage: cS,
         },
       };
     } finally {

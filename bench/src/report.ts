@@ -15,6 +15,8 @@ export interface Report {
   memory?: Record<string, unknown>;
   /** The peers section's rows and orderflow's throughput over the best peer, when it ran. */
   peers?: Record<string, unknown>;
+  /** The ordering section's ordered and unordered throughput and p99, when it ran. */
+  ordering?: Record<string, unknown>;
   sections: Record<string, SectionResult>;
   failures: Record<string, string>;
 }
