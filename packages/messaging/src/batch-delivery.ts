@@ -4,7 +4,10 @@
 // anywhere in the batch rolls it all back and splits it: each message is then applied alone, in
 // delivery order, so only the failing one goes to its retry tier or the parking lot and the others
 // commit as if they had come one by one. Messages for one order keep their order: a cancel delivered
-// behind its create is applied behind it, in the batch or after the split.
+// behind its create is applied behind it, in the batch or after the split. An ordered stream's message
+// that is early (turn.ts) does not split the batch: it gives its claim back, the rest commits, and it is
+// then applied alone, where it may wait for its turn. With two instances on one queue, a busy stream
+// makes that the common case, and splitting every batch would stall both.
 import type { EventType } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
 import type { Channel, ConsumeMessage } from "amqplib";
@@ -24,7 +27,7 @@ import {
 import type { Inbox, InboxEntry } from "./inbox.ts";
 import { aggregateOf } from "./intake.ts";
 import type { Delivery } from "./settle.ts";
-import { takeTurn } from "./turn.ts";
+import { OutOfTurn, takeTurn } from "./turn.ts";
 
 /** One delivery of the batch and its span. */
 type Entry = { d: Delivery; span: ConsumerSpan };
@@ -53,25 +56,60 @@ async function claimAll(inbox: Inbox, tx: SqlTx, consumer: string, entries: Inbo
   });
 }
 
-async function applyTogether<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, items: Item<Tx>[]): Promise<Done[]> {
+/** What a batch's transaction settled (one result per item), and the items it left to apply alone. */
+interface Together {
+  out: (Done | undefined)[];
+  later: Set<number>;
+}
+
+/** The item's turn inside `tx`: true to apply, false for a copy, "early" when the inbox can defer it. */
+async function turnIn<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, tx: SqlTx, item: Item<Tx>) {
+  try {
+    return await takeTurn(deps.inbox, tx, deps.consumerName, item.ev);
+  } catch (e) {
+    if (e instanceof OutOfTurn && deps.inbox.unclaim) return "early" as const;
+    throw e; // without unclaim, an early one splits the batch
+  }
+}
+
+async function applyTogether<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, items: Item<Tx>[]): Promise<Together> {
   return deps.transaction(async (tx) => {
     const entries = items.map((i) => ({ key: i.key, messageType: i.ev.type, contentHash: i.ev.contentHash }));
     const first = await claimAll(deps.inbox, tx, deps.consumerName, entries);
-    const out: Done[] = new Array(items.length);
+    const out: (Done | undefined)[] = new Array(items.length);
     const fresh: number[] = [];
-    for (const [n, item] of items.entries()) {
-      // Turns are taken in delivery order; an early one throws, and the split applies each alone.
-      if (first[n] && (await takeTurn(deps.inbox, tx, deps.consumerName, item.ev))) {
+    const later = new Set<number>();
+    const given = new Set<string>();
+    // Turns are taken key by key (in delivery order within a key), so two instances' batches lock the
+    // keys' inbox_sequence rows in one order and never deadlock. An early one gives its claim back and
+    // is applied after the batch.
+    const byKey = [...items.keys()].sort((a, b) => {
+      const ka = (items[a] as Item<Tx>).ev.stream?.key ?? "";
+      const kb = (items[b] as Item<Tx>).ev.stream?.key ?? "";
+      return ka < kb ? -1 : ka > kb ? 1 : a - b;
+    });
+    for (const n of byKey) {
+      const item = items[n] as Item<Tx>;
+      const turn = first[n] ? await turnIn(deps, tx, item) : undefined;
+      if (turn === "early" || (!first[n] && given.has(item.key))) {
+        // A copy of a message left for later is not a duplicate of anything applied: it goes later too.
+        if (turn === "early") given.add(item.key);
+        later.add(n);
+        continue;
+      }
+      if (turn === true) {
         fresh.push(n);
         continue;
       }
-      if (first[n]) {
+      if (turn === false) {
         out[n] = { ok: true, dup: true, appliedHash: null };
         continue;
       }
       const prior = await deps.inbox.recorded(tx, deps.consumerName, item.key);
       out[n] = { ok: true, dup: true, appliedHash: prior?.contentHash ?? null };
     }
+    if (given.size > 0) await deps.inbox.unclaim?.(tx, deps.consumerName, [...given]);
+    fresh.sort((a, b) => a - b); // the handlers run in delivery order
     const plan = batchPlan(
       fresh.map((n) => {
         const item = items[n] as Item<Tx>;
@@ -109,7 +147,7 @@ async function applyTogether<Tx extends SqlTx>(deps: DeliveryDeps<Tx>, items: It
         out[n] = { ok: true, dup: false, result: r ?? undefined };
       }
     }
-    return out;
+    return { out, later };
   });
 }
 
@@ -144,7 +182,7 @@ export function createBatchDelivery<Tx extends SqlTx>(
       }
       if (items.length === 1) await applyEach(items);
       else if (items.length > 1) {
-        let done: Done[] | undefined;
+        let done: Together | undefined;
         try {
           done = await applyTogether(deps, items);
         } catch (e) {
@@ -153,13 +191,16 @@ export function createBatchDelivery<Tx extends SqlTx>(
           deps.log.warn({ size: items.length, error }, "consumer.batch_split");
         }
         if (done) {
-          const results = done;
+          const { out, later } = done;
+          const committed = items.filter((_, n) => !later.has(n));
           const cache = deps.dedupCache;
-          if (cache) await Promise.all(items.map((i) => cache.remember(deps.consumerName, i.key)));
+          if (cache) await Promise.all(committed.map((i) => cache.remember(deps.consumerName, i.key)));
           for (const [n, item] of items.entries()) {
-            item.entry.span.run(() => reportApplied(deps, item, results[n] as Done));
+            if (later.has(n)) continue;
+            item.entry.span.run(() => reportApplied(deps, item, out[n] as Done));
             settled.add(item.entry);
           }
+          await applyEach(items.filter((_, n) => later.has(n)));
         } else await applyEach(items);
       }
       for (const a of all) settled.add(a);

@@ -30,6 +30,11 @@ export interface Inbox {
    * it has not been applied yet.
    */
   takeTurn(tx: SqlTx, consumer: string, key: string, sequence: number): Promise<Turn>;
+  /**
+   * Gives back claims `tx` made for messages it will not apply after all (early ones a batch leaves for
+   * later). Optional: without it, an early message splits its batch.
+   */
+  unclaim?(tx: SqlTx, consumer: string, keys: readonly string[]): Promise<void>;
 }
 
 export type Turn = "apply" | "copy" | "early";
@@ -134,12 +139,26 @@ export async function takeTurnInbox(
   return sequence <= last ? "copy" : "early";
 }
 
+/** unclaim on `inbox`: only rows `tx` inserted are meant, so no other transaction waits on them. */
+export async function unclaimInbox(
+  tx: SqlTx,
+  consumer: string,
+  messageIds: readonly string[],
+): Promise<void> {
+  await tx.$executeRawUnsafe(
+    `DELETE FROM inbox WHERE consumer = $1 AND message_id = ANY($2::text[])`,
+    consumer,
+    messageIds,
+  );
+}
+
 /** The consumer's default inbox: the `inbox` and `inbox_sequence` tables of INBOX_MIGRATIONS_DIR. */
 export const sqlInbox: Inbox = {
   claim: claimInbox,
   recorded: inboxRecord,
   claimMany: claimInboxMany,
   takeTurn: takeTurnInbox,
+  unclaim: unclaimInbox,
 };
 
 /** Deletes inbox rows older than retentionMs, batchSize rows per transaction; returns how many. */

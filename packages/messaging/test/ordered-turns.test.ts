@@ -64,20 +64,28 @@ describe("ordered streams at the consumer", () => {
     expect(c.outcomes.map((o) => o.kind).sort()).toEqual(["done", "done", "duplicate"]);
   });
 
-  it("many messages of several keys, shuffled, apply in each key's sequence through batches", async () => {
+  it("many messages of several keys, shuffled, apply in each key's sequence through batches the early ones do not split", async () => {
     const { applied, handlers } = recordingHandlers("turns-batch");
-    const c = await startTestConsumer(s, suite.db, { consumerName: "turns-batch", handlers, batchSize: 50 });
-    running.push(c);
     const keys = Array.from({ length: 4 }, () => `order:${randomUUID()}`);
     const sends = keys.flatMap((k) => Array.from({ length: 8 }, (_, i) => [k, i + 1] as const));
-    // A fixed shuffle: every key has messages that arrive before the ones they follow.
+    // A fixed shuffle: every key has messages that arrive before the ones they follow. All of them wait in
+    // the queue before the consumer starts, so its first deliveries form batches.
     const shuffled = sends.map((x, i) => [x, (i * 7919) % sends.length] as const).sort((a, b) => a[1] - b[1]);
     for (const [[k, n]] of shuffled) await publishInStream(k, n);
+    const splits: string[] = [];
+    const c = await startTestConsumer(s, suite.db, {
+      consumerName: "turns-batch",
+      handlers,
+      batchSize: 50,
+      batchStats: { onSplit: (_size, error) => splits.push(error) },
+    });
+    running.push(c);
     await waitFor("every message applied", () => applied.length === sends.length, { timeoutMs: 60_000 });
     for (const k of keys) {
       const mine = applied.filter((a) => a.startsWith(`${k}#`));
       expect(mine).toEqual(Array.from({ length: 8 }, (_, i) => `${k}#${i + 1}`));
     }
+    expect(splits).toEqual([]);
   }, 90_000);
 
   it("a gap that never closes parks the waiting message as sequence-gap once it has waited its bound", async () => {
