@@ -121,6 +121,12 @@ export interface ConsumerOptions<Tx extends SqlTx = SqlTx> {
   sequenceGapWaitMs?: number;
   /** Wait after a lost channel before re-subscribing on a live connection. Default 1500. */
   resubscribeDelayMs?: number;
+  /**
+   * The queue is declared with x-single-active-consumer (every queue that carries an ordered stream is):
+   * an instance that is not the active one idles by design, and the silent-channel watchdog leaves a
+   * channel alone until it has delivered.
+   */
+  singleActiveConsumer?: boolean;
   /** Interval of the silent-channel watchdog (0 = off). Default 15000. */
   silentChannelCheckMs?: number;
   shutdownTimeoutMs?: number;

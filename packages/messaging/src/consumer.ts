@@ -133,8 +133,10 @@ export async function startConsumer<Tx extends SqlTx>(opts: ConsumerOptions<Tx>)
   });
   let lastDeliveryAt: number | undefined;
   let stopping = false;
+  const delivered = new WeakSet<Channel>();
   const onMessage = (ch: Channel, msg: ConsumeMessage) => {
     lastDeliveryAt = Date.now();
+    delivered.add(ch);
     deps.settle.received(ch, msg);
     work.push(ch, msg);
   };
@@ -158,6 +160,7 @@ export async function startConsumer<Tx extends SqlTx>(opts: ConsumerOptions<Tx>)
     onRecycle: () => {
       counts.recycled += 1;
     },
+    ...(opts.singleActiveConsumer ? { hasDelivered: (ch: Channel) => delivered.has(ch) } : {}),
   });
   let stopped: Promise<void> | undefined;
   return {

@@ -1,6 +1,8 @@
 // A channel opened during a leader election can stay silent: consuming, yet never delivering while the
 // queue holds ready messages (shared notes). Idle with ready messages for a whole interval means that
-// channel is broken: close it (the subscription opens another).
+// channel is broken: close it (the subscription opens another). On a single-active-consumer queue only
+// one consumer gets deliveries and the others wait idle by design, so there a channel counts as silent
+// only once it has delivered: a standby has not, a consumer that was active and went quiet has.
 import type { Logger } from "@orderflow/logging";
 import type { Channel } from "amqplib";
 
@@ -13,11 +15,13 @@ export interface WatchdogOptions {
   busy(): boolean;
   lastDeliveryAt(): number | undefined;
   onRecycle(): void;
+  /** Set for a single-active-consumer queue: whether `ch` has delivered anything. */
+  hasDelivered?: (ch: Channel) => boolean;
 }
 
 async function check(w: WatchdogOptions): Promise<void> {
   const ch = w.channel();
-  if (!ch || w.busy()) return;
+  if (!ch || w.busy() || (w.hasDelivered && !w.hasDelivered(ch))) return;
   const idleLongEnough = () => {
     const last = w.lastDeliveryAt();
     return last === undefined || Date.now() - last >= w.intervalMs;

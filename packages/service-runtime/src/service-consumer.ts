@@ -1,6 +1,6 @@
 // The consumer of a service's work queue, as every service runs it: the failover connection, the Redis
 // early skip, an outcome counter, and a limit on concurrent transactions.
-import type { EventType } from "@orderflow/contracts";
+import { type EventType, orderedByAggregate } from "@orderflow/contracts";
 import type { RunTransaction, SqlTx } from "@orderflow/db";
 import type { Logger } from "@orderflow/logging";
 import {
@@ -123,6 +123,8 @@ export async function startServiceConsumer<Tx extends SqlTx>(opts: ServiceConsum
     batchSize: opts.batchSize,
     concurrency: opts.concurrency,
     batchStats: { onSplit: () => splits.inc({ queue: opts.queue }) },
+    // A queue that carries an ordered stream has one active consumer (infra/rabbitmq/definitions.json).
+    singleActiveConsumer: Object.keys(opts.handlers).some((t) => orderedByAggregate(t as EventType)),
     retention: opts.retention,
     log,
     ...(dedupCache ? { dedupCache } : {}),
