@@ -6,8 +6,8 @@
 // commit as if they had come one by one. Messages for one order keep their order: a cancel delivered
 // behind its create is applied behind it, in the batch or after the split. An ordered stream's message
 // that is early (turn.ts) does not split the batch: it gives its claim back, the rest commits, and it is
-// then applied alone, where it may wait for its turn. With two instances on one queue, a busy stream
-// makes that the common case, and splitting every batch would stall both.
+// then applied alone, where it may wait for its turn. After a retry or a failover an early message sits
+// in every batch that holds its key, and splitting each of them would apply it message by message.
 import type { EventType } from "@orderflow/contracts";
 import type { SqlTx } from "@orderflow/db";
 import type { Channel, ConsumeMessage } from "amqplib";
