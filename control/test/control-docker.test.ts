@@ -10,6 +10,7 @@ import type { FaultController } from "@orderflow/lab";
 import { createDockerFaultController } from "@orderflow/lab/faults/docker-actions.ts";
 import { createDockerEngine } from "@orderflow/lab/faults/docker-engine.ts";
 import { createQueueLister } from "@orderflow/lab/faults/docker-management.ts";
+import { eventually } from "@orderflow/testkit/eventually.ts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildControlApp } from "../src/app.ts";
 import { createDockerBackend } from "../src/docker-backend.ts";
@@ -167,9 +168,9 @@ describe("docker fault controller", () => {
     await faults.apply({ action: "partition", target: "bridge:rabbit-1", durationS: 1 });
     expect(engine.byService("rabbitmq-2").blackholes.size).toBe(1);
     expect(n1.blackholes.size).toBe(0); // the bridge still reaches both sides
-    const deadline = Date.now() + 10_000;
-    while (engine.byService("rabbitmq-2").blackholes.size > 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100));
+    await eventually("the partition healed", () => engine.byService("rabbitmq-2").blackholes.size === 0, {
+      timeoutMs: 10_000,
+    });
     expect(
       engine.byService("rabbitmq-2").blackholes.size + engine.byService("rabbitmq-3").blackholes.size,
     ).toBe(0);
