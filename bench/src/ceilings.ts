@@ -4,7 +4,7 @@
 //  - PostgreSQL alone: the order service's transaction (order + lines + history + key + outbox row) as
 //    raw SQL over 16 connections.
 import { amqpUrls } from "@orderflow/infra";
-import amqp, { type Options } from "amqplib";
+import amqp, { type ConfirmChannel, type Options } from "amqplib";
 import { closedLoop } from "./closed-loop.ts";
 import { createScratchDb } from "./scratch-db.ts";
 import { createScratchQueue, EXCHANGE } from "./scratch-queue.ts";
@@ -30,8 +30,9 @@ function bareMessage(): (i: number) => WindowedMessage {
 }
 
 /**
- * Publishes `n` messages keeping at most `window` unconfirmed; returns confirmed messages per second.
- * `message` makes the i-th message (default: the bare one above).
+ * Publishes `n` messages over `channels` confirm channels of one connection (their shares of `n` side by
+ * side), each keeping at most `window` unconfirmed; returns confirmed messages per second. `message` makes
+ * the i-th message (default: the bare one above).
  */
 export async function publishWindowed(
   url: string,
@@ -39,36 +40,54 @@ export async function publishWindowed(
   n: number,
   window: number,
   message: (i: number) => WindowedMessage = bareMessage(),
+  channels = 1,
 ): Promise<number> {
   const conn = await amqp.connect(url);
   conn.on("error", () => {});
   try {
-    const ch = await conn.createConfirmChannel();
-    let inFlight = 0;
-    let confirmed = 0;
-    let failed = 0;
-    let wake: (() => void) | undefined;
+    const chs = await Promise.all(Array.from({ length: channels }, () => conn.createConfirmChannel()));
     const t0 = performance.now();
-    for (let i = 0; i < n; i++) {
-      while (inFlight >= window) await new Promise<void>((r) => (wake = r));
-      inFlight++;
-      const m = message(i);
-      const ok = ch.publish(EXCHANGE, routingKey, m.body, m.options, (err) => {
-        inFlight--;
-        if (err) failed++;
-        else confirmed++;
-        wake?.();
-      });
-      if (!ok) await new Promise<void>((r) => ch.once("drain", r));
-    }
-    while (inFlight > 0) await new Promise<void>((r) => (wake = r));
+    const counts = await Promise.all(
+      chs.map((ch, c) => publishOnChannel(ch, routingKey, c, channels, n, window, message)),
+    );
     const seconds = (performance.now() - t0) / 1000;
+    const failed = counts.reduce((s, x) => s + x.failed, 0);
     if (failed > 0) throw new Error(`${failed} publishes nacked`);
-    await ch.close();
-    return confirmed / seconds;
+    await Promise.all(chs.map((ch) => ch.close()));
+    return counts.reduce((s, x) => s + x.confirmed, 0) / seconds;
   } finally {
     await conn.close().catch(() => {});
   }
+}
+
+/** Channel `c` of `channels` publishes messages c, c + channels, ... of `n`. */
+async function publishOnChannel(
+  ch: ConfirmChannel,
+  routingKey: string,
+  c: number,
+  channels: number,
+  n: number,
+  window: number,
+  message: (i: number) => WindowedMessage,
+) {
+  let inFlight = 0;
+  let confirmed = 0;
+  let failed = 0;
+  let wake: (() => void) | undefined;
+  for (let i = c; i < n; i += channels) {
+    while (inFlight >= window) await new Promise<void>((r) => (wake = r));
+    inFlight++;
+    const m = message(i);
+    const ok = ch.publish(EXCHANGE, routingKey, m.body, m.options, (err) => {
+      inFlight--;
+      if (err) failed++;
+      else confirmed++;
+      wake?.();
+    });
+    if (!ok) await new Promise<void>((r) => ch.once("drain", r));
+  }
+  while (inFlight > 0) await new Promise<void>((r) => (wake = r));
+  return { confirmed, failed };
 }
 
 export const ceilingsSection: Section = {

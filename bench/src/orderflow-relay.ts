@@ -1,7 +1,12 @@
 // orderflow's relay as the services run it: createRelay over its own small pool, a confirm publisher on
-// its own connection knowing every node, the after-commit fast path plus the sweep, default settings.
+// its own connection knowing every node (as many confirm channels as the relay process), the after-commit fast path plus the sweep, default settings.
 import { createConfirmPublisher } from "@orderflow/messaging";
-import { createRelay, createRelayConnection, type RelayConfig } from "@orderflow/outbox";
+import {
+  createRelay,
+  createRelayConnection,
+  RELAY_PUBLISH_CHANNELS,
+  type RelayConfig,
+} from "@orderflow/outbox";
 import type pg from "pg";
 import type { BenchRelay } from "./seed-relay.ts";
 
@@ -10,10 +15,12 @@ export function createOrderflowRelay(opts: {
   pool: pg.Pool;
   amqpUrls: string[];
   config?: Partial<RelayConfig>;
+  /** Confirm channels of its publisher (default: the relay process's). */
+  channels?: number;
 }): BenchRelay {
   // Every row goes to orderflow.events (toMessage), the exchange the seed baseline is given too.
   const connection = createRelayConnection({ urls: opts.amqpUrls });
-  const publisher = createConfirmPublisher(connection);
+  const publisher = createConfirmPublisher(connection, { channels: opts.channels ?? RELAY_PUBLISH_CHANNELS });
   const relay = createRelay({ pool: opts.pool, publisher, ...(opts.config ? { config: opts.config } : {}) });
   return {
     async start() {

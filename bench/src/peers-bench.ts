@@ -76,7 +76,10 @@ async function contenders(
       contender: outboxTableContender({
         name: "orderflow",
         version: ORDERFLOW_VERSION,
-        settings: { relay: "createRelay + createConfirmPublisher, defaults, after-commit fast path" },
+        settings: {
+          relay:
+            "createRelay + createConfirmPublisher on two confirm channels (the relay process's), defaults, after-commit fast path",
+        },
         pool: deps.pool,
         routingKey: deps.routingKey,
         postgresRoots: stackPg,

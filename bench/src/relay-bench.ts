@@ -10,7 +10,7 @@
 //    consumer as admin; latency = delivery time - commit time of the row, same process clock.
 import { amqpUrls, waitFor } from "@orderflow/infra";
 import { publishOptions } from "@orderflow/messaging";
-import { type ClaimedRow, OUTBOX_MIGRATIONS_DIR, toMessage } from "@orderflow/outbox";
+import { type ClaimedRow, OUTBOX_MIGRATIONS_DIR, RELAY_PUBLISH_CHANNELS, toMessage } from "@orderflow/outbox";
 import type pg from "pg";
 import { publishWindowed, type WindowedMessage } from "./ceilings.ts";
 import { cpuDelta, cpuSeconds, postgresRoots } from "./cpu.ts";
@@ -31,7 +31,7 @@ import { type BenchRelay, createSeedRelay } from "./seed-relay.ts";
 import { stackProcesses } from "./stack-processes.ts";
 import { type Latency, latency, ratio, spread } from "./stats.ts";
 
-type Impl = "orderflow" | "baseline" | "orderflowOneBatch";
+type Impl = "orderflow" | "baseline" | "orderflowOneBatch" | "orderflowOneChannel";
 
 function makeRelay(impl: Impl, ctx: SectionContext, db: ScratchDb): BenchRelay {
   // All publish as the order service's broker user, starting on the same node.
@@ -42,6 +42,7 @@ function makeRelay(impl: Impl, ctx: SectionContext, db: ScratchDb): BenchRelay {
     pool: db.pool,
     amqpUrls: urls,
     ...(impl === "orderflowOneBatch" ? { config: { sweepConcurrency: 1 } } : {}),
+    ...(impl === "orderflowOneChannel" ? { channels: 1 } : {}),
   });
 }
 
@@ -114,7 +115,7 @@ function relayMessages(routingKey: string): (i: number) => WindowedMessage {
 
 /**
  * The broker alone on this section's queue and message count, with the ceilings section's bare messages
- * or with the relay's own (`same`).
+ * or with the relay's own (`same`), on one confirm channel or on as many as the relay publishes on.
  */
 async function brokerAloneOnce(
   ctx: SectionContext,
@@ -122,13 +123,14 @@ async function brokerAloneOnce(
   messages: number,
   roots: CpuRoots,
   same: boolean,
+  channels = 1,
 ) {
   await q.purge();
   const url = amqpUrls(ctx.stack, "order")[0] as string;
   const shape = same ? relayMessages(q.routingKey) : undefined;
   const { result: rate, cpu } = await perUnitCpu(
     roots,
-    () => publishWindowed(url, q.routingKey, messages, 500, shape),
+    () => publishWindowed(url, q.routingKey, messages, 500, shape, channels),
     () => messages,
   );
   await q.purge();
@@ -283,12 +285,19 @@ export const relaySection: Section = {
       const tput: Record<Impl, Awaited<ReturnType<typeof throughputOnce>>[]> = {
         orderflow: [],
         orderflowOneBatch: [],
+        orderflowOneChannel: [],
         baseline: [],
       };
       const brokerAlone: number[] = [];
       const brokerAloneCpu: CpuPerRow[] = [];
       const sameMessages: number[] = [];
       const sameMessagesCpu: CpuPerRow[] = [];
+      // The broker alone on as many channels as the relay publishes on: bare, and the relay's messages.
+      const channels = RELAY_PUBLISH_CHANNELS;
+      const onChannels: number[] = [];
+      const onChannelsCpu: CpuPerRow[] = [];
+      const sameShape: number[] = [];
+      const sameShapeCpu: CpuPerRow[] = [];
       const roots = await cpuRoots(ctx);
       for (let i = 0; i < repeats; i++) {
         const alone = await brokerAloneOnce(ctx, q, sizes.orderflow, roots, false);
@@ -301,7 +310,19 @@ export const relaySection: Section = {
         ctx.log(
           `  broker alone, the relay's messages #${i + 1}: ${fmt(same.rate)} msg/s, CPU ${fmtCpu(same.cpu)}`,
         );
-        for (const impl of ["orderflow", "orderflowOneBatch", "baseline"] as const) {
+        const wide = await brokerAloneOnce(ctx, q, sizes.orderflow, roots, false, channels);
+        onChannels.push(wide.rate);
+        onChannelsCpu.push(wide.cpu);
+        ctx.log(
+          `  broker alone on ${channels} channels #${i + 1}: ${fmt(wide.rate)} msg/s, CPU ${fmtCpu(wide.cpu)}`,
+        );
+        const shaped = await brokerAloneOnce(ctx, q, sizes.orderflow, roots, true, channels);
+        sameShape.push(shaped.rate);
+        sameShapeCpu.push(shaped.cpu);
+        ctx.log(
+          `  broker alone, the relay's messages on ${channels} channels #${i + 1}: ${fmt(shaped.rate)} msg/s, CPU ${fmtCpu(shaped.cpu)}`,
+        );
+        for (const impl of ["orderflow", "orderflowOneBatch", "orderflowOneChannel", "baseline"] as const) {
           const r = await throughputOnce(
             impl,
             sizes[impl === "baseline" ? "baseline" : "orderflow"],
@@ -337,6 +358,13 @@ export const relaySection: Section = {
       }
       const tO = spread(tput.orderflow.map((r) => r.rowsPerSec));
       const t1 = spread(tput.orderflowOneBatch.map((r) => r.rowsPerSec));
+      const tC = spread(tput.orderflowOneChannel.map((r) => r.rowsPerSec));
+      const bW = spread(onChannels);
+      const bX = spread(sameShape);
+      const cW = medianCpu(onChannelsCpu);
+      const cX = medianCpu(sameShapeCpu);
+      const wideShares = tput.orderflow.map((r, i) => ratio(r.rowsPerSec, onChannels[i] ?? Number.NaN));
+      const shapeShares = tput.orderflow.map((r, i) => ratio(r.rowsPerSec, sameShape[i] ?? Number.NaN));
       const bA = spread(brokerAlone);
       const cO = medianCpu(tput.orderflow.map((r) => r.cpu));
       const cA = medianCpu(brokerAloneCpu);
@@ -390,6 +418,20 @@ export const relaySection: Section = {
           spread: `${fmtSpread(spread(tput.orderflow.map((r) => r.cpu.total)))} / ${fmtSpread(spread(sameMessagesCpu.map((c) => c.total)))} / ${fmtSpread(spread(brokerAloneCpu.map((c) => c.total)))}`,
           kind: "measured",
           note: `relay ${fmt(cO.publisher)} + PostgreSQL ${fmt(cO.postgres)} + broker ${fmt(cO.broker)}; the same messages alone: publisher ${fmt(cS.publisher)} + broker ${fmt(cS.broker)}. Where the three share the cores, the relay's share of the broker alone follows these: about ${fmt(ratio(cA.total, cO.total) * 100)}% of the bare ceiling`,
+        },
+        {
+          measure: `the broker alone on ${channels} confirm channels of one connection (the relay's): bare messages / the relay's own`,
+          result: `${fmt(bW.median)} / ${fmt(bX.median)} msg/s; the relay at ${fmt(ratio(tO.median, bW.median) * 100)}% / ${fmt(ratio(tO.median, bX.median) * 100)}%`,
+          spread: `${fmtSpread(bW)} / ${fmtSpread(bX)}; ${fmtSpread(spread(wideShares.map((x) => x * 100)), 0, "%")} / ${fmtSpread(spread(shapeShares.map((x) => x * 100)), 0, "%")}`,
+          kind: "measured",
+          note: `each channel a window of 500; the broker's CPU per message ${fmt(cW.broker)} / ${fmt(cX.broker)} µs, against ${fmt(cA.broker)} µs on one channel`,
+        },
+        {
+          measure: `orderflow's relay on one confirm channel (OUTBOX_PUBLISH_CHANNELS=1) / the default (${channels})`,
+          result: `${fmt(tC.median)} / ${fmt(tO.median)} rows/s`,
+          spread: fmtSpread(tC),
+          kind: "measured",
+          note: `${fmt(ratio(tO.median, tC.median), 2)}x: sweep batches on two channels at once`,
         },
         {
           measure:
@@ -451,12 +493,19 @@ export const relaySection: Section = {
           brokerAloneCpu,
           sameMessages,
           sameMessagesCpu,
+          channels,
+          onChannels,
+          onChannelsCpu,
+          sameShape,
+          sameShapeCpu,
           latency: lat,
-          medians: { tO, t1, bA, tB, lO, lB, lF },
+          medians: { tO, t1, tC, bA, bW, bX, tB, lO, lB, lF },
         },
         summary: {
           orderflowRowsPerSecond: tO.median,
           oneBatchAtATimeRowsPerSecond: t1.median,
+          oneChannelRowsPerSecond: tC.median,
+          publishChannels: channels,
           baselineRowsPerSecond: tB.median,
           brokerAloneMessagesPerSecond: bA.median,
           overBrokerAlone: ratio(tO.median, bA.median),
@@ -464,6 +513,12 @@ export const relaySection: Section = {
           overBrokerAloneSameMessages: ratio(tO.median, bS.median),
           cpuMicrosPerRow: cO,
           brokerAloneCpuMicrosPerMessage: cA,
+          brokerAloneOnChannelsMessagesPerSecond: bW.median,
+          overBrokerAloneOnChannels: ratio(tO.median, bW.median),
+          brokerAloneSameShapeMessagesPerSecond: bX.median,
+          overBrokerAloneSameShape: ratio(tO.median, bX.median),
+          brokerAloneOnChannelsCpuMicrosPerMessage: cW,
+          brokerAloneSameShapeCpuMicrosPerMessage: cX,
           brokerAloneSameMessagesCpuMicrosPerMessage: cS,
         },
       };

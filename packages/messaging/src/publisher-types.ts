@@ -33,6 +33,8 @@ export interface ConfirmPublisherOptions {
   confirmTimeoutMs?: number;
   /** Cap on unconfirmed publishes; a silent broker cannot make us buffer without bound. Default 2000. */
   maxInFlight?: number;
+  /** Confirm channels on the connection; batches take them in turn (the cap is shared). Default 1. */
+  channels?: number;
   /** A run of this many consecutive nacks is a channel/queue problem: unavailable, and the publisher recycles. Default 5. */
   recycleAfterNacks?: number;
   /**

@@ -1,6 +1,8 @@
-import { amqpUrls, openStack } from "@orderflow/infra";
+import { amqpUrls, openStack, waitFor } from "@orderflow/infra";
+import type { ConfirmChannel } from "amqplib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type BrokerConnection,
   createBrokerConnection,
   createConfirmPublisher,
   MessagingError,
@@ -126,6 +128,43 @@ describe("confirm publisher", () => {
     await expect(p.publish({ ...unrouted, properties: { messageId: "unrouted-2" } })).rejects.toMatchObject({
       code: "UNROUTABLE",
     });
+    await p.close();
+  });
+
+  it("with two channels, batches take them in turn, and a closed one is skipped until it is open again", async () => {
+    // The real connection, counting what is published on each confirm channel the publisher opens.
+    const opened: { ch: ConfirmChannel; published: number }[] = [];
+    const counting: BrokerConnection = {
+      ...conn,
+      async createConfirmChannel() {
+        const ch = await conn.createConfirmChannel();
+        const entry = { ch, published: 0 };
+        const publish = ch.publish.bind(ch);
+        ch.publish = (...args: Parameters<ConfirmChannel["publish"]>) => {
+          entry.published++;
+          return publish(...args);
+        };
+        opened.push(entry);
+        return ch;
+      },
+    };
+    const p = createConfirmPublisher(counting, { channels: 2, recycle: "channel" });
+    await waitFor("two channels open", () => opened.length === 2, { timeoutMs: 10_000 });
+    const batch = (tag: string) => Array.from({ length: 50 }, (_, i) => toQueue(SINK, `${tag}-${i}`));
+    const outcomes = await Promise.all(["a", "b", "c", "d"].map((t) => p.publishBatch(batch(t))));
+    expect(outcomes.flat().every((o) => o.status === "confirmed")).toBe(true);
+    expect(opened.map((o) => o.published)).toEqual([100, 100]);
+
+    const [lost, kept] = opened as [(typeof opened)[number], (typeof opened)[number]];
+    await lost.ch.close();
+    const after = await p.publishBatch(batch("e"));
+    expect(after.every((o) => o.status === "confirmed")).toBe(true);
+    expect([lost.published, kept.published]).toEqual([100, 150]);
+    // The lost channel is opened again, and batches take both once more.
+    await waitFor("the lost channel open again", () => opened.length === 3, { timeoutMs: 10_000 });
+    await Promise.all(["f", "g"].map((t) => p.publishBatch(batch(t))));
+    expect(opened.reduce((n, o) => n + o.published, 0)).toBe(350);
+    expect(opened[2]?.published).toBe(50);
     await p.close();
   });
 });

@@ -18,13 +18,14 @@ import { readTelemetryEnv, type TelemetryEnv } from "@orderflow/telemetry";
 import type { ArchiverConfig } from "./archiver.ts";
 import type { ReconcilerConfig } from "./reconciler.ts";
 import type { RelayConfig } from "./relay.ts";
+import { RELAY_PUBLISH_CHANNELS } from "./relay-config.ts";
 
 export interface OutboxEnv {
   databaseUrl: string;
   amqpUrls: string[];
   poolMax: number;
   relay: Partial<RelayConfig>;
-  publisher: { confirmTimeoutMs?: number; maxInFlight?: number; reconnectDelayMs?: number };
+  publisher: { confirmTimeoutMs?: number; maxInFlight?: number; channels: number; reconnectDelayMs?: number };
   reconcile: Partial<ReconcilerConfig> & { enabled: boolean };
   archive: Partial<ArchiverConfig> & { enabled: boolean };
   metricsPort?: number;
@@ -51,6 +52,7 @@ const schema = (needsBroker: boolean) => ({
   doneOnConfirm: list("OUTBOX_DONE_ON_CONFIRM"),
   confirmTimeoutMs: ms("OUTBOX_CONFIRM_TIMEOUT_MS"),
   maxInFlight: int("OUTBOX_MAX_IN_FLIGHT", { min: 1 }),
+  publishChannels: int("OUTBOX_PUBLISH_CHANNELS", { min: 1, max: 8 }).default(RELAY_PUBLISH_CHANNELS),
   reconnectDelayMs: ms("OUTBOX_RECONNECT_DELAY_MS"),
   reconcile: oneOf("OUTBOX_RECONCILE", ["on", "off"]).default("on"),
   reconcileAfterMs: ms("OUTBOX_RECONCILE_AFTER_MS"),
@@ -105,11 +107,14 @@ export function readOutboxEnv(env: RawEnv = process.env, needsBroker = true): Ou
       backoffMs: e.backoffMs,
       doneOnConfirm: e.doneOnConfirm,
     }),
-    publisher: defined({
-      confirmTimeoutMs: e.confirmTimeoutMs,
-      maxInFlight: e.maxInFlight,
-      reconnectDelayMs: e.reconnectDelayMs,
-    }),
+    publisher: {
+      channels: e.publishChannels,
+      ...defined({
+        confirmTimeoutMs: e.confirmTimeoutMs,
+        maxInFlight: e.maxInFlight,
+        reconnectDelayMs: e.reconnectDelayMs,
+      }),
+    },
     reconcile: {
       enabled: e.reconcile !== "off",
       ...defined({ staleAfterMs: e.reconcileAfterMs, intervalMs: e.reconcileIntervalMs }),

@@ -28,7 +28,7 @@ export {
   type RelayDeps,
   type RelayFaults,
 } from "./relay.ts";
-export type { RelayPublisherFactory } from "./relay-config.ts";
+export { RELAY_PUBLISH_CHANNELS, type RelayPublisherFactory } from "./relay-config.ts";
 export { createRelayConnection } from "./relay-connection.ts";
 export { type RelayProcessParts, runRelayProcess } from "./relay-process.ts";
 export { resendMessage } from "./resend.ts";
