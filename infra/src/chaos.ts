@@ -10,6 +10,7 @@ import {
   type PartitionKind,
   partitionCuts,
   partitionDetail,
+  partitionFocus,
 } from "./partitions.ts";
 import { restartPostgres } from "./postgres.ts";
 import {
@@ -99,24 +100,22 @@ export const stopApplication = (name: string, s: Stack = openStack()) =>
 export const startApplication = (name: string, s: Stack = openStack()) =>
   timed("start", name, async () => void (await startApp(s, name)));
 
-/** The node a partition singles out when none is named: halves cuts off the node leading the most queues. */
-async function partitionFocus(s: Stack, kind: PartitionKind, selector: string | undefined): Promise<number> {
+/** The node leading the most queues (the management API's view). */
+async function busiestLeader(s: Stack): Promise<number> {
   const nodes = s.layout.rabbitmq.nodes;
-  const indexOf = (name: string) => nodes.find((n) => n.name === name)?.index ?? 1;
-  if (selector) return indexOf(await resolveNode(s, selector));
-  if (kind === "halves") {
-    const leaders = (await listQueues(s.rabbit)).map((q) => q.leader);
-    const count = (name: string) => leaders.filter((l) => l === name).length;
-    return indexOf([...nodes].sort((a, b) => count(b.name) - count(a.name))[0]?.name ?? "");
-  }
-  return nodes[Math.floor(Math.random() * nodes.length)]?.index ?? 1;
+  const leaders = (await listQueues(s.rabbit)).map((q) => q.leader);
+  const count = (name: string) => leaders.filter((l) => l === name).length;
+  return [...nodes].sort((a, b) => count(b.name) - count(a.name))[0]?.index ?? 1;
 }
 
 /** Cuts the links of a partition between the broker nodes (needs `up --netns`; partitions.ts). */
 export const partitionBroker = (kind: PartitionKind, selector?: string, s: Stack = openStack()) =>
   timed("partition", selector ? `${kind}:${selector}` : kind, async () => {
     const nodes = s.layout.rabbitmq.nodes.map((n) => n.index);
-    const focus = await partitionFocus(s, kind, selector);
+    const named = selector ? await resolveNode(s, selector) : undefined;
+    const focus = named
+      ? (s.layout.rabbitmq.nodes.find((n) => n.name === named)?.index ?? 1)
+      : await partitionFocus(kind, nodes, () => busiestLeader(s));
     const cuts = partitionCuts(kind, nodes, focus);
     await applyCuts(s.layout, cuts);
     return partitionDetail(kind, nodes, focus, cuts);

@@ -31,6 +31,7 @@ export {
   type PartitionKind,
   partitionCuts,
   partitionDetail,
+  partitionFocus,
 } from "./partitions.ts";
 export { adminUrl, POSTGRES_SETTINGS, serviceUrl } from "./postgres.ts";
 export { isAlive, waitFor } from "./proc.ts";

@@ -49,6 +49,20 @@ export function partitionCuts(kind: PartitionKind, nodes: number[], focus: numbe
 }
 
 /** One cut as a fault's detail and the docs write it. */
+/**
+ * The node a partition singles out when the caller names none: halves cuts off the node leading the
+ * most queues (the cut that moves most leaders), the other kinds a random node. `busiestLeader` reads
+ * the leaders the way the caller's stack can (the management API, or the compose containers).
+ */
+export async function partitionFocus(
+  kind: PartitionKind,
+  nodes: number[],
+  busiestLeader: () => Promise<number>,
+): Promise<number> {
+  if (kind === "halves") return busiestLeader();
+  return nodes[Math.floor(Math.random() * nodes.length)] ?? 1;
+}
+
 export const cutText = (c: Cut): string => `rabbit-${c.from} -/-> rabbit-${c.to}`;
 
 /** What a partition fault reports, on the local stack and on compose alike. */

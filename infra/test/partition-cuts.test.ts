@@ -1,7 +1,7 @@
 // What each partition kind cuts, on the three nodes, and what each node still reaches.
 import { describe, expect, test } from "vitest";
 import { stackLayout } from "../src/layout.ts";
-import { describeCuts, PARTITION_KINDS, partitionCuts } from "../src/partitions.ts";
+import { describeCuts, PARTITION_KINDS, partitionCuts, partitionFocus } from "../src/partitions.ts";
 
 const nodes = [1, 2, 3];
 
@@ -66,5 +66,17 @@ describe("the namespaces' names and addresses", () => {
       ["rabbit-2@localhost", "127.0.0.1"],
       ["rabbit-3@localhost", "127.0.0.1"],
     ]);
+  });
+
+  test("with no node named, halves singles out the busiest leader and the other kinds one of the nodes", async () => {
+    let asked = 0;
+    const busiest = async () => {
+      asked++;
+      return 3;
+    };
+    expect(await partitionFocus("halves", nodes, busiest)).toBe(3);
+    for (const kind of ["isolate-node", "bridge", "majorities-ring"] as const)
+      for (let i = 0; i < 20; i++) expect(nodes).toContain(await partitionFocus(kind, nodes, busiest));
+    expect(asked).toBe(1);
   });
 });

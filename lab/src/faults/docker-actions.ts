@@ -8,6 +8,7 @@ import {
   type PartitionKind,
   partitionCuts,
   partitionDetail,
+  partitionFocus,
   timed,
 } from "@orderflow/infra";
 import { type BookAction, createFaultBook, type FaultController, FaultRequestError } from "./book.ts";
@@ -234,11 +235,7 @@ export function dockerFaultActions(t: ComposeTargets): Record<string, DockerFaul
           run: () =>
             timed("partition", target, async () => {
               const nodes = t.allBrokerServices.map((_, i) => i + 1);
-              const focus =
-                node ??
-                (kind === "halves"
-                  ? await t.busiestLeader()
-                  : (nodes[Math.floor(Math.random() * nodes.length)] ?? 1));
+              const focus = node ?? (await partitionFocus(kind, nodes, () => t.busiestLeader()));
               const cuts = partitionCuts(kind, nodes, focus);
               await t.partitions.apply(cuts);
               return partitionDetail(kind, nodes, focus, cuts);
