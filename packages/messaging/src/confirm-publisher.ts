@@ -25,8 +25,8 @@ export function createConfirmPublisher(
   const confirmTimeoutMs = opts.confirmTimeoutMs ?? 10_000;
   const recycleMode = opts.recycle ?? "connection";
   const window = createConfirmWindow(opts.maxInFlight ?? 2_000, opts.onWindow);
-  // Each channel is a process on the broker that routes its publishes and gathers their confirms: two
-  // take about 1.3x the messages of one into a quorum queue, for less broker CPU each (bench/README).
+  // Each channel is a process on the broker that routes its publishes and gathers their confirms, so
+  // batches on two channels are handled side by side (bench/README measures what that buys the relay).
   const lanes = Array.from({ length: Math.max(1, opts.channels ?? 1) }, () => {
     const keeper = keepConfirmChannel(conn, log, recycleMode);
     const publishBatch = createBatchPublisher({
