@@ -1,5 +1,6 @@
 // orderflow's relay as the services run it: createRelay over its own small pool, a confirm publisher on
-// its own connection knowing every node (as many confirm channels as the relay process), the after-commit fast path plus the sweep, default settings.
+// its own connection knowing every node (as many confirm channels as the relay process), the after-commit
+// fast path plus the sweep, default settings.
 import { createConfirmPublisher } from "@orderflow/messaging";
 import {
   createRelay,

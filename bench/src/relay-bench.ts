@@ -3,8 +3,8 @@
 //  - throughput: N pending rows already committed (a backlog), the relay started, time until every row
 //    is confirmed (status 1, attempt counted) -> rows/s; interleaved with the same number of messages
 //    published straight to the same queue with a window of 500 (the broker alone, the relay's ceiling:
-//    bare messages, and the relay's own wire form) and with orderflow's relay sweeping one batch at a
-//    time (what the pipelined sweep buys). Each run's CPU per row is read for the publishing process,
+//    bare messages, and the relay's own wire form, on one confirm channel and on the relay's), and with
+//    orderflow's relay sweeping one batch at a time and on one channel (what each of those buys). Each run's CPU per row is read for the publishing process,
 //    PostgreSQL and the broker: on shared cores the relay's share of the ceiling follows them;
 //  - latency: rows committed one per transaction at a fixed rate (open model), consumed by a plain
 //    consumer as admin; latency = delivery time - commit time of the row, same process clock.

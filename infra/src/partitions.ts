@@ -48,7 +48,6 @@ export function partitionCuts(kind: PartitionKind, nodes: number[], focus: numbe
   }
 }
 
-/** One cut as a fault's detail and the docs write it. */
 /**
  * The node a partition singles out when the caller names none: halves cuts off the node leading the
  * most queues (the cut that moves most leaders), the other kinds a random node. `busiestLeader` reads
@@ -63,6 +62,7 @@ export async function partitionFocus(
   return nodes[Math.floor(Math.random() * nodes.length)] ?? 1;
 }
 
+/** One cut as a fault's detail and the docs write it. */
 export const cutText = (c: Cut): string => `rabbit-${c.from} -/-> rabbit-${c.to}`;
 
 /** What a partition fault reports, on the local stack and on compose alike. */

@@ -1,6 +1,7 @@
-// The one confirm publisher (outbox relay, consumer retries and parkings, parking-lot redrive): one or more
-// confirm channels over a BrokerConnection the caller owns (failover, reconnect delay outside the leader-election
-// window), a window of many publishes in flight, and a verdict per message (publisher-types.ts).
+// The one confirm publisher (outbox relay, consumer retries and parkings, parking-lot redrive): one or
+// more confirm channels over a BrokerConnection the caller owns (failover, reconnect delay outside the
+// leader-election window), a window of many publishes in flight, and a verdict per message
+// (publisher-types.ts).
 //
 // Its parts: confirm-channel.ts keeps the channel and the returns, confirm-window.ts caps what awaits a
 // confirm, publish-batch.ts publishes one window and judges it. A confirm timeout or a run of nacks
