@@ -63,7 +63,7 @@ export interface ConfirmPublisher {
   /** Resolves true once a channel is open, false after `timeoutMs`. */
   waitUntilConnected(timeoutMs: number): Promise<boolean>;
   inFlight(): number;
-  /** Closes the confirm channel; the connection is the caller's to close. */
+  /** Closes its confirm channels; the connection is the caller's to close. */
   close(): Promise<void>;
 }
 
